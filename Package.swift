@@ -1,0 +1,71 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Whisker: a small HTTP/1.1 server on BSD sockets and libdispatch, built to run the server stubs
+/// that swift-openapi-generator generates. The layers are one module each; see ../shared/DESIGN.md
+/// and the README's module map.
+let package = Package(
+    name: "whisker",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WhiskerSockets", targets: ["WhiskerSockets"]),
+        .library(name: "WhiskerCore", targets: ["WhiskerCore"]),
+        .library(name: "OpenAPIWhisker", targets: ["OpenAPIWhisker"]),
+        .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "CWhiskerSystem"),
+        .target(name: "WhiskerSockets", dependencies: ["CWhiskerSystem"]),
+        .target(
+            name: "WhiskerCore",
+            dependencies: [
+                "WhiskerSockets",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "OpenAPIWhisker",
+            dependencies: [
+                "WhiskerCore",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "WhiskerTesting",
+            dependencies: ["WhiskerCore", "WhiskerSockets", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
+        .testTarget(
+            name: "WhiskerCoreTests",
+            dependencies: [
+                "WhiskerCore", "WhiskerSockets", "WhiskerTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "OpenAPIWhiskerTests",
+            dependencies: [
+                "OpenAPIWhisker", "WhiskerCore", "WhiskerTesting",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    target.swiftSettings = settings
+}

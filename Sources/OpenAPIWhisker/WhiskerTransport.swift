@@ -1,0 +1,86 @@
+public import HTTPTypes
+import Logging
+public import OpenAPIRuntime
+public import WhiskerCore
+
+/// A `ServerTransport` that serves swift-openapi-generator's server stubs on a ``WhiskerServer``.
+///
+///     let server = WhiskerServer(configuration: .init(host: "127.0.0.1", port: 8080))
+///     let transport = WhiskerTransport(server)
+///     try MyHandler().registerHandlers(on: transport, serverURL: try Servers.Server1.url())
+///     try await server.run()
+///
+/// - Request bodies reach the handler as `HTTPBody` with `.single` iteration, streamed from the
+///   socket as the handler reads (with backpressure); a request without a body gets `nil`.
+/// - Path parameters are passed still percent-encoded; the runtime decodes them.
+/// - Response bodies stream with backpressure; a known length is sent as `Content-Length`,
+///   an unknown one as chunked.
+/// - An error that conforms to `HTTPResponseConvertible` (as every `ServerError` the generated
+///   code throws does) becomes its status, headers and body. A 4xx without a body gets a short
+///   plain-text body saying what was wrong with the request. 5xx errors are logged with their
+///   cause; their body never reveals it.
+/// - Several handler types may register on one transport (each under its own server URL);
+///   registering the same method and path twice throws an error that names both.
+public struct WhiskerTransport: ServerTransport {
+    private let server: WhiskerServer
+
+    /// Creates a transport that registers its operations on `server`.
+    /// - Parameter server: The server; register before calling its `run`.
+    public init(_ server: WhiskerServer) {
+        self.server = server
+    }
+
+    public func register(
+        _ handler: @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
+        method: HTTPRequest.Method,
+        path: String
+    ) throws {
+        let logger = server.configuration.logger
+        try server.register(method: method, path: path) { request in
+            var parameters: [String: Substring] = [:]
+            for (name, value) in request.pathParameters { parameters[name] = value }
+            let body = request.body.map { body in
+                HTTPBody(body, length: body.length.map { .known($0) } ?? .unknown, iterationBehavior: .single)
+            }
+            do {
+                let (response, responseBody) = try await handler(request.head, body, ServerRequestMetadata(pathParameters: parameters))
+                return Response(head: response, body: ResponseBody(responseBody))
+            } catch {
+                guard let convertible = error as? any HTTPResponseConvertible else { throw error }
+                return Self.response(for: convertible, error: error, request: request.head, logger: logger)
+            }
+        }
+    }
+
+    static func response(for convertible: any HTTPResponseConvertible, error: any Error, request: HTTPRequest, logger: Logger) -> Response {
+        let status = convertible.httpStatus
+        let metadata: Logger.Metadata = ["method": "\(request.method.rawValue)", "path": "\(request.path ?? "")", "status": "\(status.code)", "error": "\(error)"]
+        var fields = convertible.httpHeaderFields
+        var body = convertible.httpBody
+        if status.kind == .serverError {
+            logger.error("request failed", metadata: metadata)
+        } else {
+            logger.info("request refused", metadata: metadata)
+            if body == nil && status.kind == .clientError {
+                let cause = (error as? ServerError)?.causeDescription ?? "\(error)"
+                fields[.contentType] = "text/plain; charset=utf-8"
+                body = HTTPBody("\(status.reasonPhrase): \(cause)\n")
+            }
+        }
+        return Response(head: HTTPResponse(status: status, headerFields: fields), body: ResponseBody(body))
+    }
+}
+
+extension ResponseBody {
+    /// Streams an OpenAPI `HTTPBody` chunk by chunk, each written before the next is pulled.
+    init(_ body: HTTPBody?) {
+        guard let body else {
+            self = .empty
+            return
+        }
+        let length: Int64? = if case .known(let count) = body.length { count } else { nil }
+        self.init(length: length) { writer in
+            for try await chunk in body { try await writer.write(chunk) }
+        }
+    }
+}

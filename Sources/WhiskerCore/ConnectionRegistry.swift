@@ -1,0 +1,106 @@
+import HTTPTypes
+import Dispatch
+import Logging
+import Synchronization
+import WhiskerSockets
+
+/// What every connection of a running server shares: routes, configuration, logger. Immutable.
+struct ServerContext: Sendable {
+    let router: Router<HTTPHandler>
+    let configuration: WhiskerServer.Configuration
+    var logger: Logger { configuration.logger }
+}
+
+/// The open connections of a running server: counts them against the limit, and finds them
+/// all for a graceful shutdown.
+final class ConnectionRegistry: Sendable {
+    private struct State {
+        var connections: [ObjectIdentifier: QueueBound<HTTP1Connection>] = [:]
+        var isShuttingDown = false
+        var drained: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+    private let context: ServerContext
+
+    init(context: ServerContext) {
+        self.context = context
+    }
+
+    var count: Int { state.withLock { $0.connections.count } }
+
+    /// Serves an accepted socket on a new serial queue, or answers 503 and closes it when the
+    /// server is at its connection limit or shutting down.
+    func accept(_ socket: Socket) {
+        let queue = DispatchQueue(label: "whisker.connection")
+        let socketConnection = SocketConnection(socket: socket, queue: queue)
+        let connection = HTTP1Connection(socket: socketConnection, context: context)
+        let id = ObjectIdentifier(connection)
+        let admitted = state.withLock { state in
+            guard !state.isShuttingDown, state.connections.count < context.configuration.limits.maxConnections else { return false }
+            state.connections[id] = QueueBound(connection, queue: queue)
+            return true
+        }
+        let bound = QueueBound(connection, queue: queue)
+        guard admitted else {
+            context.logger.warning("refusing connection: at the connection limit or shutting down", metadata: ["peer": "\(socket.peer)", "limit": "\(context.configuration.limits.maxConnections)"])
+            bound.run { connection in
+                let response = ResponseHeadWriter.rejection(HTTPRejection(.serviceUnavailable, "the server is at its connection limit"))
+                connection.socket.write(HTTP1Connection.closingResponseBytes(response)[...])
+                connection.socket.closeAfterFlush(linger: .milliseconds(500))
+            }
+            return
+        }
+        bound.run { [self] connection in
+            connection.onClose = { [self] in remove(id) }
+            connection.start()
+        }
+    }
+
+    private func remove(_ id: ObjectIdentifier) {
+        let drained: CheckedContinuation<Void, Never>? = state.withLock { state in
+            state.connections[id] = nil
+            guard state.isShuttingDown, state.connections.isEmpty else { return nil }
+            defer { state.drained = nil }
+            return state.drained
+        }
+        drained?.resume()
+    }
+
+    /// Asks every connection to finish what it is doing and close; returns when all have closed.
+    /// Connections still open after the grace period are closed at once (their handlers cancelled).
+    func shutdown(gracePeriod: Duration) async {
+        let connections = state.withLock { state in
+            state.isShuttingDown = true
+            return Array(state.connections.values)
+        }
+        for connection in connections { connection.run { $0.beginShutdown() } }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitUntilDrained() }
+            group.addTask {
+                guard (try? await Task.sleep(for: gracePeriod)) != nil else { return }
+                self.closeRemaining()
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func closeRemaining() {
+        let remaining = state.withLock { Array($0.connections.values) }
+        guard !remaining.isEmpty else { return }
+        context.logger.warning("closing connections still busy after the shutdown grace period", metadata: ["count": "\(remaining.count)"])
+        for connection in remaining { connection.run { $0.close() } }
+    }
+
+    private func waitUntilDrained() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.connections.isEmpty { return true }
+                state.drained = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import WhiskerSockets
+import HTTPTypes
+import Logging
+
+extension HTTP1Connection {
+    /// How much of an unread `Content-Length` body the server reads and drops to keep the
+    /// connection alive after a response; with more left, the connection closes instead.
+    static let maxBodyDrain: Int64 = 256 * 1024
+
+    /// Runs a handler in its own task and sends its response back to the connection's queue.
+    static func run(_ handler: HTTPHandler, request: Request, connection: QueueBound<HTTP1Connection>, exchangeID: UInt64, logger: Logger) async {
+        let response: Response
+        do {
+            response = try await handler(request)
+        } catch {
+            if !Task.isCancelled {
+                logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
+            }
+            response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
+        }
+        guard case .stream(let length, let write) = response.body.storage else {
+            connection.run { $0.writeResponse(response, exchangeID: exchangeID) }
+            return
+        }
+        connection.run { $0.writeStreamHead(response.head, length: length, exchangeID: exchangeID) }
+        guard request.head.method != .head else {
+            connection.run { $0.finishStream(exchangeID: exchangeID) }
+            return
+        }
+        do {
+            try await write(ResponseBodyWriter(sink: HTTP1BodySink(connection: connection, exchangeID: exchangeID)))
+            connection.run { $0.finishStream(exchangeID: exchangeID) }
+        } catch {
+            if !(error is ResponseBodyError) && !Task.isCancelled {
+                logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
+            }
+            connection.run { $0.abortStream(exchangeID: exchangeID) }
+        }
+    }
+
+    /// The exchange a late callback refers to, if it is still current.
+    private func current(_ exchangeID: UInt64) -> HTTP1Exchange? {
+        guard let exchange, exchange.id == exchangeID, !isClosing else { return nil }
+        return exchange
+    }
+
+    /// Whether the connection can serve another request after this exchange's response.
+    private func keepAliveAfterResponse(_ exchange: HTTP1Exchange) -> Bool {
+        guard exchange.head.keepAlive, !isShuttingDown else { return false }
+        if exchange.isBodyComplete { return true }
+        // The client still waits for 100 Continue and may or may not send the body: only closing is safe.
+        if exchange.head.expectsContinue && !exchange.isContinueSent { return false }
+        guard let remaining = exchange.remainingBodyBytes else { return false }
+        return remaining <= Self.maxBodyDrain
+    }
+
+    private func startResponse(_ head: HTTPResponse, bodyLength: Int64?, exchange: HTTP1Exchange) -> (ResponseFraming, [UInt8]) {
+        let framing = ResponseFraming.decide(
+            status: head.status,
+            isHEAD: exchange.isHEAD,
+            bodyLength: bodyLength,
+            isHTTP11: exchange.head.isHTTP11,
+            keepAlive: keepAliveAfterResponse(exchange)
+        )
+        exchange.framing = framing
+        exchange.isResponseStarted = true
+        let bytes = ResponseHeadWriter.head(head, framing: framing, isHTTP11: exchange.head.isHTTP11, dateLine: DateCache.shared.headerLine())
+        return (framing, bytes)
+    }
+
+    /// Writes a whole response whose body is in memory.
+    func writeResponse(_ response: Response, exchangeID: UInt64) {
+        guard let exchange = current(exchangeID), !exchange.isResponseStarted else { return }
+        let body: ArraySlice<UInt8>
+        switch response.body.storage {
+        case .empty: body = []
+        case .bytes(let bytes): body = bytes
+        case .stream: preconditionFailure("streamed bodies go through writeStreamHead")
+        }
+        var (framing, head) = startResponse(response.head, bodyLength: Int64(body.count), exchange: exchange)
+        let completion: SocketConnection.WriteCompletion = { [self] error in
+            if error == nil { responseWritten(exchangeID: exchangeID) }
+        }
+        if framing.sendsBody && !body.isEmpty {
+            if body.count <= 4096 {
+                head.append(contentsOf: body)
+                socket.write(head[...], completion: completion)
+            } else {
+                socket.write(head[...])
+                socket.write(body, completion: completion)
+            }
+        } else {
+            socket.write(head[...], completion: completion)
+        }
+    }
+
+    /// Writes the head of a streamed response; the body follows through ``writeStreamChunk``.
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?, exchangeID: UInt64) {
+        guard let exchange = current(exchangeID), !exchange.isResponseStarted else { return }
+        let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
+        let (_, bytes) = startResponse(head, bodyLength: length, exchange: exchange)
+        socket.write(bytes[...])
+    }
+
+    /// Writes one chunk of a streamed body; `completion` runs once it is in the kernel.
+    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, exchangeID: UInt64, completion: @escaping ((any Error)?) -> Void) {
+        guard let exchange = current(exchangeID), let framing = exchange.framing else {
+            completion(ResponseBodyError.connectionClosed)
+            return
+        }
+        guard framing.sendsBody else {
+            completion(nil)
+            return
+        }
+        exchange.streamedBytes += Int64(bytes.count)
+        if let length = framing.contentLength, exchange.streamedBytes > length {
+            logger.error("response body longer than its Content-Length", metadata: ["path": "\(exchange.head.request.path ?? "")", "content-length": "\(length)"])
+            close()
+            completion(ResponseBodyError(reason: "the response body is longer than its Content-Length of \(length) bytes"))
+            return
+        }
+        let written: SocketConnection.WriteCompletion = { error in
+            completion(error == nil ? nil : ResponseBodyError.connectionClosed)
+        }
+        if framing.chunked {
+            socket.write(ArraySlice("\(String(bytes.count, radix: 16))\r\n".utf8))
+            socket.write(bytes)
+            socket.write(ArraySlice("\r\n".utf8), completion: written)
+        } else {
+            socket.write(bytes, completion: written)
+        }
+    }
+
+    /// Ends a streamed body.
+    func finishStream(exchangeID: UInt64) {
+        guard let exchange = current(exchangeID), let framing = exchange.framing else { return }
+        if framing.sendsBody, let length = framing.contentLength, exchange.streamedBytes != length {
+            logger.error("response body shorter than its Content-Length", metadata: ["path": "\(exchange.head.request.path ?? "")", "content-length": "\(length)", "written": "\(exchange.streamedBytes)"])
+            close()
+            return
+        }
+        let completion: SocketConnection.WriteCompletion = { [self] error in
+            if error == nil { responseWritten(exchangeID: exchangeID) }
+        }
+        socket.write(framing.sendsBody && framing.chunked ? ArraySlice("0\r\n\r\n".utf8) : [], completion: completion)
+    }
+
+    /// A streamed body failed after its head was sent: the only honest signal left is to close.
+    func abortStream(exchangeID: UInt64) {
+        guard current(exchangeID) != nil else { return }
+        close()
+    }
+
+    /// The last byte of the response reached the kernel.
+    private func responseWritten(exchangeID: UInt64) {
+        guard let exchange = current(exchangeID), let framing = exchange.framing else { return }
+        exchange.isResponseComplete = true
+        if !exchange.isBodyComplete {
+            // Nobody will read the rest of this body: drop it as it arrives.
+            exchange.body?.finish(error: RequestBodyError.responseAlreadySent)
+            exchange.body = nil
+            exchange.isBodyPaused = false
+        }
+        if !framing.keepAlive {
+            isClosing = true
+            socket.closeAfterFlush()
+        } else if exchange.isBodyComplete {
+            finishExchange()
+        } else {
+            drive()
+        }
+    }
+}
+
+/// Sends a streamed body's chunks to an HTTP/1.1 connection, one at a time.
+struct HTTP1BodySink: ResponseBodySink {
+    let connection: QueueBound<HTTP1Connection>
+    let exchangeID: UInt64
+
+    func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            connection.run { connection in
+                connection.writeStreamChunk(bytes, exchangeID: exchangeID) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,273 @@
+import Dispatch
+import HTTPTypes
+import Logging
+import WhiskerSockets
+
+/// Serves HTTP/1.1 on one socket: reads and parses requests, routes them, runs handlers, and
+/// writes responses in order (pipelined requests wait in the read buffer until the response before
+/// them is written). All state lives on the socket's serial queue; handlers run as tasks and
+/// reach back only through ``QueueBound``.
+final class HTTP1Connection {
+    let socket: SocketConnection
+    let context: ServerContext
+    var queue: DispatchQueue { socket.queue }
+
+    var buffer = ReadBuffer()
+    var parser: HTTP1RequestParser
+    var exchange: HTTP1Exchange?
+    private var nextExchangeID: UInt64 = 0
+    /// No more requests: the connection is closing once what is queued is written.
+    var isClosing = false
+    var isShuttingDown = false
+    private var isDriving = false
+    private var driveAgain = false
+
+    let timer: ConnectionTimer
+    var lastReadAt = DispatchTime.now()
+    var headStartedAt: DispatchTime?
+    var idleSince = DispatchTime.now()
+
+    /// Called once on the queue when the connection is gone.
+    var onClose: (() -> Void)?
+
+    var logger: Logger { context.logger }
+
+    init(socket: SocketConnection, context: ServerContext) {
+        self.socket = socket
+        self.context = context
+        self.parser = HTTP1RequestParser(limits: context.configuration.limits)
+        self.timer = ConnectionTimer(queue: socket.queue)
+    }
+
+    var bound: QueueBound<HTTP1Connection> { QueueBound(self, queue: queue) }
+
+    /// Starts reading. Call on the queue.
+    func start() {
+        socket.onClose = { [self] in didClose() }
+        timer.start { [weak self] in self?.timerFired() }
+        socket.startReading { [unowned self] in readable() }
+        updateTimer()
+    }
+
+    // MARK: Reading
+
+    private func readable() {
+        do {
+            switch try socket.read(into: &buffer) {
+            case .wouldBlock:
+                return
+            case .endOfStream:
+                peerClosed()
+                return
+            case .bytes:
+                lastReadAt = .now()
+                if exchange == nil && headStartedAt == nil { headStartedAt = lastReadAt }
+            }
+        } catch {
+            if !error.isDisconnect { logger.debug("read failed", metadata: ["peer": "\(socket.peer)", "error": "\(error)"]) }
+            peerClosed()
+            return
+        }
+        drive()
+    }
+
+    /// The client closed its side or reset the connection. Half-closed connections are treated
+    /// as closed (as SwiftNIO's default): a handler in flight is cancelled.
+    private func peerClosed() {
+        socket.close()
+    }
+
+    private func didClose() {
+        isClosing = true
+        timer.cancel()
+        if let exchange {
+            exchange.body?.finish(error: RequestBodyError.connectionClosed)
+            if !exchange.isResponseComplete { exchange.task?.cancel() }
+        }
+        exchange = nil
+        let onClose = self.onClose
+        self.onClose = nil
+        onClose?()
+    }
+
+    // MARK: Parsing and dispatch
+
+    /// Parses what is buffered as far as the current state allows. Re-entrant calls (a write
+    /// completing synchronously inside the loop) just ask the running loop for another pass.
+    func drive() {
+        if isDriving {
+            driveAgain = true
+            return
+        }
+        isDriving = true
+        defer { isDriving = false }
+        repeat {
+            driveAgain = false
+            driveOnce()
+        } while driveAgain
+        updateReadInterest()
+        updateTimer()
+    }
+
+    private func driveOnce() {
+        while !isClosing {
+            if let exchange {
+                guard !exchange.isBodyComplete, !exchange.isBodyPaused else { return }
+                let event: HTTP1RequestParser.Event?
+                do {
+                    event = try parser.next(&buffer)
+                } catch {
+                    bodyRejected(error, exchange: exchange)
+                    return
+                }
+                switch event {
+                case nil:
+                    return
+                case .body(let chunk):
+                    exchange.bodyBytesReceived += Int64(chunk.count)
+                    if let body = exchange.body, !body.push(chunk) { exchange.isBodyPaused = true }
+                case .end:
+                    exchange.isBodyComplete = true
+                    exchange.body?.finish(error: nil)
+                    if exchange.isResponseComplete { finishExchange() }
+                case .head:
+                    assertionFailure("a head inside a body")
+                    return
+                }
+            } else {
+                guard buffer.readableBytes > 0 else { return }
+                let event: HTTP1RequestParser.Event?
+                do {
+                    event = try parser.next(&buffer)
+                } catch {
+                    reject(error)
+                    return
+                }
+                guard case .head(let head)? = event else { return }
+                startExchange(head)
+            }
+        }
+    }
+
+    private func updateReadInterest() {
+        guard !isClosing else { return }
+        var wantsBytes = true
+        if let exchange {
+            if exchange.isBodyPaused {
+                wantsBytes = false
+            } else if exchange.isBodyComplete {
+                // Keep reading to notice a client that goes away, but only so far ahead.
+                wantsBytes = buffer.readableBytes < context.configuration.limits.maxHeaderBytes
+            }
+        }
+        if wantsBytes { socket.resumeReading() } else { socket.pauseReading() }
+    }
+
+    private func startExchange(_ head: RequestHead) {
+        nextExchangeID &+= 1
+        let exchange = HTTP1Exchange(id: nextExchangeID, head: head)
+        self.exchange = exchange
+        headStartedAt = nil
+        let path = head.request.path ?? "/"
+        let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
+        switch context.router.match(method: head.request.method, path: pathOnly) {
+        case .found(let handler, let parameters):
+            var body: RequestBody?
+            if head.framing != .none {
+                let bound = self.bound
+                let id = exchange.id
+                let channel = RequestBodyChannel(highWatermark: context.configuration.limits.requestBodyBufferSize) {
+                    bound.run { $0.bodyDemanded(exchangeID: id) }
+                }
+                exchange.body = channel
+                if case .length(let length) = head.framing {
+                    body = RequestBody(length: length, channel: channel)
+                } else {
+                    body = RequestBody(length: nil, channel: channel)
+                }
+            }
+            let request = Request(head: head.request, body: body, pathParameters: parameters, peer: socket.peer)
+            exchange.task = Task { [bound, id = exchange.id, logger] in
+                await HTTP1Connection.run(handler, request: request, connection: bound, exchangeID: id, logger: logger)
+            }
+        case .methodNotAllowed(let allowed):
+            let allow = allowed.map(\.rawValue).joined(separator: ", ")
+            writeResponse(
+                ResponseHeadWriter.rejection(HTTPRejection(.methodNotAllowed, "\(head.request.method.rawValue) is not allowed here; allowed: \(allow)"), extraFields: [.allow: allow]),
+                exchangeID: exchange.id
+            )
+        case .notFound:
+            writeResponse(ResponseHeadWriter.rejection(HTTPRejection(.notFound, "no route for \(pathOnly)")), exchangeID: exchange.id)
+        }
+    }
+
+    /// The handler asked for body bytes: send `100 Continue` if the client waits for it, and
+    /// resume reading if the buffer had filled up.
+    func bodyDemanded(exchangeID: UInt64) {
+        guard let exchange, exchange.id == exchangeID, !isClosing else { return }
+        if exchange.head.expectsContinue && !exchange.isContinueSent && !exchange.isResponseStarted && !exchange.isBodyComplete {
+            exchange.isContinueSent = true
+            socket.write(ArraySlice("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        }
+        if exchange.isBodyPaused {
+            exchange.isBodyPaused = false
+            lastReadAt = .now()
+        }
+        drive()
+    }
+
+    /// The response is written and the request body read: the connection is ready for the next request.
+    func finishExchange() {
+        exchange = nil
+        idleSince = .now()
+        if buffer.readableBytes > 0 { headStartedAt = idleSince }
+        if isShuttingDown {
+            close()
+            return
+        }
+        drive()
+    }
+
+    // MARK: Rejections and closing
+
+    /// Answers a request that failed before it reached a handler, then closes.
+    func reject(_ rejection: HTTPRejection) {
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        isClosing = true
+        socket.write(Self.closingResponseBytes(ResponseHeadWriter.rejection(rejection))[...])
+        socket.closeAfterFlush()
+    }
+
+    /// A complete response with a bytes body and `Connection: close`, as one buffer.
+    static func closingResponseBytes(_ response: Response) -> [UInt8] {
+        guard case .bytes(let body) = response.body.storage else { return [] }
+        let framing = ResponseFraming(contentLength: Int64(body.count), chunked: false, sendsBody: true, keepAlive: false)
+        var bytes = ResponseHeadWriter.head(response.head, framing: framing, isHTTP11: true, dateLine: DateCache.shared.headerLine())
+        bytes.append(contentsOf: body)
+        return bytes
+    }
+
+    private func bodyRejected(_ rejection: HTTPRejection, exchange: HTTP1Exchange) {
+        exchange.body?.finish(error: RequestBodyError.rejected(rejection))
+        exchange.task?.cancel()
+        if exchange.isResponseStarted {
+            logger.info("request body rejected after the response started", metadata: ["peer": "\(socket.peer)", "reason": "\(rejection.reason)"])
+            close()
+        } else {
+            reject(rejection)
+        }
+    }
+
+    /// Closes now (aborting anything in flight).
+    func close() {
+        isClosing = true
+        socket.close()
+    }
+
+    /// Graceful shutdown: an idle connection closes now; a busy one finishes its response with
+    /// `Connection: close` (or closes right after it, if the head already went out).
+    func beginShutdown() {
+        isShuttingDown = true
+        if exchange == nil { close() }
+    }
+}

@@ -1,0 +1,175 @@
+public import HTTPTypes
+
+/// Routes requests by method and OpenAPI path template to a value (a handler).
+///
+/// Templates have static segments (`/pets`), parameter segments (`/pets/{petId}`) and mixed
+/// segments (`/file/{name}.zip`, `/{a}-{b}`). Static segments beat templated ones, and among
+/// templated ones more literal text wins; a trailing slash matters (`/pets/` is not `/pets`).
+/// Parameter values are passed exactly as they appear in the path, percent-encoding included.
+/// The routes form a trie, so matching costs one dictionary lookup per static segment, however
+/// many routes there are.
+///
+///     var router = Router<String>()
+///     try router.register("show", method: .get, path: "/pets/{petId}")
+///     if case .found(let handler, let parameters) = router.match(method: .get, path: "/pets/7") {
+///         print(handler, parameters["petId"]!)   // show 7
+///     }
+public struct Router<Value: Sendable>: Sendable {
+    private struct Entry: Sendable {
+        var value: Value
+        var parameterNames: [String]
+        var template: String
+    }
+
+    private struct Node: Sendable {
+        var literals: [String: Int] = [:]
+        /// Sorted most specific first.
+        var patterns: [(pattern: SegmentPattern, node: Int)] = []
+        var handlers: [HTTPRequest.Method: Entry] = [:]
+    }
+
+    private var nodes: [Node] = [Node()]
+
+    /// Creates an empty router.
+    public init() {}
+
+    /// Adds a route.
+    /// - Parameters:
+    ///   - value: What a match returns, typically a handler.
+    ///   - method: The HTTP method.
+    ///   - path: An OpenAPI path template starting with `/`.
+    /// - Throws: ``RouteError`` when the template is malformed, or when the same method and an
+    ///   equivalent template (same shape, any parameter names) is already registered; the error
+    ///   names both routes.
+    public mutating func register(_ value: Value, method: HTTPRequest.Method, path: String) throws(RouteError) {
+        let template = try PathTemplate(path)
+        var current = 0
+        for segment in template.segments {
+            switch segment {
+            case .literal(let text):
+                if let next = nodes[current].literals[text] {
+                    current = next
+                } else {
+                    nodes.append(Node())
+                    nodes[current].literals[text] = nodes.count - 1
+                    current = nodes.count - 1
+                }
+            case .pattern(let pattern):
+                if let existing = nodes[current].patterns.first(where: { $0.pattern.shape == pattern.shape }) {
+                    current = existing.node
+                } else {
+                    nodes.append(Node())
+                    nodes[current].patterns.append((pattern, nodes.count - 1))
+                    nodes[current].patterns.sort { lhs, rhs in
+                        (lhs.pattern.literalLength, -lhs.pattern.captureCount) > (rhs.pattern.literalLength, -rhs.pattern.captureCount)
+                    }
+                    current = nodes.count - 1
+                }
+            }
+        }
+        if let existing = nodes[current].handlers[method] {
+            throw RouteError(.duplicate(method: method, path: path, existing: existing.template))
+        }
+        nodes[current].handlers[method] = Entry(value: value, parameterNames: template.parameterNames, template: path)
+    }
+
+    /// Finds the route for a request.
+    /// - Parameters:
+    ///   - method: The request method. `HEAD` falls back to the `GET` route when no `HEAD` route exists.
+    ///   - path: The request path without the query (`/pets/7`).
+    /// - Returns: The value and the path parameters; or, when the path matches routes but none for
+    ///   this method, the methods that are allowed (for a 405 with `Allow`); or not found.
+    public func match(method: HTTPRequest.Method, path: Substring) -> RouteMatch<Value> {
+        guard path.first == "/" else { return .notFound }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        var captures: [Substring] = []
+        captures.reserveCapacity(4)
+        var allowed: Set<HTTPRequest.Method> = []
+        if let entry = search(node: 0, segments: segments[...], method: method, captures: &captures, allowed: &allowed) {
+            var parameters = PathParameters()
+            for (name, value) in zip(entry.parameterNames, captures) { parameters.append(name: name, value: value) }
+            return .found(entry.value, parameters)
+        }
+        if allowed.isEmpty { return .notFound }
+        if allowed.contains(.get) { allowed.insert(.head) }
+        return .methodNotAllowed(allowed: allowed.sorted { $0.rawValue < $1.rawValue })
+    }
+
+    private func search(node index: Int, segments: ArraySlice<Substring>, method: HTTPRequest.Method, captures: inout [Substring], allowed: inout Set<HTTPRequest.Method>) -> Entry? {
+        let node = nodes[index]
+        guard let segment = segments.first else {
+            if let entry = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) { return entry }
+            allowed.formUnion(node.handlers.keys)
+            return nil
+        }
+        let rest = segments.dropFirst()
+        if let next = node.literals[String(segment)],
+           let entry = search(node: next, segments: rest, method: method, captures: &captures, allowed: &allowed) {
+            return entry
+        }
+        for (pattern, next) in node.patterns {
+            let mark = captures.count
+            guard pattern.match(segment, into: &captures) else { continue }
+            if let entry = search(node: next, segments: rest, method: method, captures: &captures, allowed: &allowed) { return entry }
+            captures.removeSubrange(mark...)
+        }
+        return nil
+    }
+}
+
+/// The outcome of ``Router/match(method:path:)``.
+public enum RouteMatch<Value: Sendable>: Sendable {
+    /// A route matched; here are its value and the raw path parameters.
+    case found(Value, PathParameters)
+    /// The path matched routes, but none for the method; `allowed` is for the `Allow` header.
+    case methodNotAllowed(allowed: [HTTPRequest.Method])
+    /// No route has this path.
+    case notFound
+}
+
+/// The values of a matched route's path parameters, exactly as they appeared in the path
+/// (still percent-encoded).
+public struct PathParameters: Sendable, Equatable, Sequence {
+    private var storage: [(name: String, value: Substring)] = []
+
+    /// Creates an empty set of parameters.
+    public init() {}
+
+    /// Adds a parameter.
+    public mutating func append(name: String, value: Substring) { storage.append((name, value)) }
+
+    /// The raw value of the parameter called `name`.
+    public subscript(name: String) -> Substring? { storage.first { $0.name == name }?.value }
+
+    /// The number of parameters.
+    public var count: Int { storage.count }
+
+    public func makeIterator() -> some IteratorProtocol<(name: String, value: Substring)> { storage.makeIterator() }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage.elementsEqual(rhs.storage) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// A route that cannot be registered.
+public struct RouteError: Error, CustomStringConvertible, Sendable {
+    enum Kind: Sendable {
+        case invalidTemplate(String, String)
+        case duplicate(method: HTTPRequest.Method, path: String, existing: String)
+        case serverRunning(method: HTTPRequest.Method, path: String)
+    }
+
+    let kind: Kind
+    init(_ kind: Kind) { self.kind = kind }
+
+    public var description: String {
+        switch kind {
+        case .invalidTemplate(let template, let reason):
+            "invalid path template \"\(template)\": \(reason)"
+        case .duplicate(let method, let path, let existing):
+            "route \(method.rawValue) \(path) conflicts with \(method.rawValue) \(existing), registered earlier"
+        case .serverRunning(let method, let path):
+            "cannot register \(method.rawValue) \(path): routes must be registered before the server runs"
+        }
+    }
+}

@@ -1,0 +1,82 @@
+public import Logging
+
+extension WhiskerServer {
+    /// Everything a server needs to listen and serve, with production defaults.
+    ///
+    ///     var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
+    ///     configuration.limits.maxRequestBodySize = 64 << 20
+    ///     configuration.timeouts.idle = .seconds(30)
+    public struct Configuration: Sendable {
+        /// The address to listen on: a numeric IPv4 or IPv6 address (`0.0.0.0`, `::`, `127.0.0.1`,
+        /// `::1`) or `localhost`.
+        public var host: String
+        /// The port to listen on; 0 lets the system pick one (see `run(onListening:)`).
+        public var port: Int
+        /// Size and count limits, each answered with its own status.
+        public var limits: Limits
+        /// How long the server waits for a slow peer.
+        public var timeouts: Timeouts
+        /// Where the server logs rejected requests, handler errors and its lifecycle.
+        public var logger: Logger
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - host: The address to listen on.
+        ///   - port: The port; 0 picks a free one.
+        ///   - limits: Size and count limits.
+        ///   - timeouts: Timeouts for slow peers.
+        ///   - logger: The logger for the server's own messages.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 8080,
+            limits: Limits = .init(),
+            timeouts: Timeouts = .init(),
+            logger: Logger = Logger(label: "whisker")
+        ) {
+            self.host = host
+            self.port = port
+            self.limits = limits
+            self.timeouts = timeouts
+            self.logger = logger
+        }
+    }
+
+    /// Size and count limits. Each one, when exceeded, is answered with its own status and the
+    /// connection is closed.
+    public struct Limits: Sendable, Equatable {
+        /// The longest request line (method, target, version) in bytes; longer gets 414.
+        public var maxRequestLineLength: Int = 8 * 1024
+        /// The largest header block (request line and fields) in bytes; larger gets 431.
+        public var maxHeaderBytes: Int = 80 * 1024
+        /// The most header fields (and, separately, trailer fields); more gets 431.
+        public var maxHeaderCount: Int = 100
+        /// The largest request body in bytes, or `nil` for no limit; larger gets 413,
+        /// before the body is read when `Content-Length` says so.
+        public var maxRequestBodySize: Int64? = 16 * 1024 * 1024
+        /// How many request-body bytes wait for a handler before the server stops reading the socket.
+        public var requestBodyBufferSize: Int = 256 * 1024
+        /// The most simultaneous connections; the next one gets 503 and is closed.
+        public var maxConnections: Int = 10_000
+
+        /// Creates limits with the defaults (80 KiB of headers, as Hummingbird).
+        public init() {}
+    }
+
+    /// How long the server waits for a slow or silent peer before giving up on it.
+    public struct Timeouts: Sendable, Equatable {
+        /// From the first byte of a request to the end of its header block (slowloris); then 408.
+        public var requestHeader: Duration = .seconds(30)
+        /// How long a keep-alive connection may sit between requests; then it is closed quietly.
+        public var idle: Duration = .seconds(60)
+        /// How long a request body may stall while the handler waits for it; then 408 (or a close,
+        /// once the response has started).
+        public var requestBody: Duration = .seconds(30)
+        /// How long a response write may make no progress; then the connection is closed.
+        public var write: Duration = .seconds(30)
+        /// How long a graceful shutdown waits for requests in flight before closing their connections.
+        public var shutdownGracePeriod: Duration = .seconds(10)
+
+        /// Creates timeouts with the defaults.
+        public init() {}
+    }
+}

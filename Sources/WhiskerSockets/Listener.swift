@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Dispatch
+private import CWhiskerSystem
+
+/// A listening TCP socket that accepts connections on a Dispatch read source.
+///
+/// The socket is bound in the initializer, so a taken port is reported at once and port 0
+/// is resolved to the port the system picked (``localAddress``). Accepting starts with
+/// ``start(onAccept:)``; ``stop()`` cancels the source, and the descriptor is closed in the
+/// cancel handler, never before (swift-corelibs-libdispatch issue 833: closing first lets a
+/// reused descriptor number confuse epoll).
+///
+///     let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
+///     listener.start { socket in /* own the accepted socket */ }
+///     print(listener.localAddress.port)
+public final class Listener: @unchecked Sendable {
+    // Safe to send: `source` and `isStopped` are touched only on `queue` (asserted in debug builds);
+    // `fd` and `localAddress` are immutable.
+    /// The address the socket is bound to, with the port the system picked for port 0.
+    public let localAddress: SocketAddress
+    private let fd: Int32
+    private let queue: DispatchQueue
+    private var source: (any DispatchSourceRead)?
+    private var isStopped = false
+    private var isAcceptPaused = false
+
+    /// Creates a socket, sets `SO_REUSEADDR` (and `IPV6_V6ONLY` for IPv6, so `::` and
+    /// `0.0.0.0` can both be bound), binds it and starts listening.
+    /// - Parameters:
+    ///   - address: The address to bind; port 0 picks a free port.
+    ///   - backlog: The kernel's queue of connections not yet accepted.
+    /// - Throws: ``SocketError`` naming the call and address, for example when the port is taken.
+    public init(address: SocketAddress, backlog: Int32 = 1024) throws(SocketError) {
+        let fd = try checkedSystemCall("socket") { socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        do {
+            var one: Int32 = 1
+            _ = try checkedSystemCall("setsockopt(SO_REUSEADDR)") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) }
+            if address.isIPv6 {
+                _ = try checkedSystemCall("setsockopt(IPV6_V6ONLY)") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
+            }
+            try address.withSockAddr { (pointer, length) throws(SocketError) in
+                _ = try checkedSystemCall("bind(\(address))") { bind(fd, pointer, length) }
+            }
+            _ = try checkedSystemCall("listen(\(address))") { listen(fd, backlog) }
+            localAddress = try Self.boundAddress(fd) ?? address
+        } catch {
+            close(fd)
+            throw error
+        }
+        self.fd = fd
+        self.queue = DispatchQueue(label: "whisker.listener.\(localAddress)")
+    }
+
+    private static func boundAddress(_ fd: Int32) throws(SocketError) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try withUnsafeMutablePointer(to: &storage) { (pointer) throws(SocketError) -> Int32 in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SocketError) -> Int32 in
+                try checkedSystemCall("getsockname") { getsockname(fd, address, &length) }
+            }
+        }
+        return SocketAddress(&storage)
+    }
+
+    /// Starts accepting. Each accepted connection arrives as a non-blocking ``Socket`` with
+    /// `TCP_NODELAY` set; the callee owns it.
+    /// - Parameters:
+    ///   - onAccept: Called on the listener's queue for each connection.
+    ///   - onError: Called on the listener's queue when accepting fails for a reason other than
+    ///     a connection aborted before it was accepted; accepting pauses 100 ms after running out
+    ///     of descriptors (`EMFILE`), so a full process does not spin.
+    public func start(onAccept: @escaping @Sendable (Socket) -> Void, onError: @escaping @Sendable (SocketError) -> Void = { _ in }) {
+        queue.async { [self] in
+            guard !isStopped, source == nil else { return }
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [unowned self] in acceptPending(onAccept: onAccept, onError: onError) }
+            let fd = self.fd
+            source.setCancelHandler { close(fd) }
+            self.source = source
+            source.resume()
+        }
+    }
+
+    private func acceptPending(onAccept: @Sendable (Socket) -> Void, onError: @Sendable (SocketError) -> Void) {
+        // A bounded batch per event keeps one busy listener from starving other work on the pool.
+        for _ in 0..<64 {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let result: IOResult<Int32>
+            do {
+                result = try withUnsafeMutablePointer(to: &storage) { (pointer) throws(SocketError) -> IOResult<Int32> in
+                    try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SocketError) -> IOResult<Int32> in
+                        try systemCall("accept4") { whisker_accept_nonblocking(fd, address, &length) }
+                    }
+                }
+            } catch {
+                if error.code == ECONNABORTED || error.code == EPROTO { continue }
+                onError(error)
+                if error.code == EMFILE || error.code == ENFILE || error.code == ENOBUFS || error.code == ENOMEM {
+                    pauseAccepting()
+                }
+                return
+            }
+            guard case .done(let client) = result else { return }
+            var one: Int32 = 1
+            setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let peer = SocketAddress(&storage) ?? localAddress
+            onAccept(Socket(fd: client, peer: peer))
+        }
+    }
+
+    /// Out of descriptors: the listening socket stays readable, so stop watching it for a moment.
+    private func pauseAccepting() {
+        guard let source, !isAcceptPaused else { return }
+        isAcceptPaused = true
+        source.suspend()
+        queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in
+            guard isAcceptPaused else { return }
+            isAcceptPaused = false
+            self.source?.resume()
+        }
+    }
+
+    /// Stops accepting and closes the listening socket. Connections already accepted are not touched.
+    public func stop() {
+        queue.async { [self] in
+            guard !isStopped else { return }
+            isStopped = true
+            if let source {
+                if isAcceptPaused {
+                    isAcceptPaused = false
+                    source.resume()
+                }
+                source.cancel()
+            } else {
+                close(fd)
+            }
+            source = nil
+        }
+    }
+}
+
+/// An accepted, connected socket descriptor and its peer, not yet owned by a ``SocketConnection``.
+public struct Socket: Sendable {
+    /// The descriptor; whoever takes the socket closes it.
+    public let fd: Int32
+    /// The remote address.
+    public let peer: SocketAddress
+
+    /// Wraps a connected descriptor.
+    /// - Parameters:
+    ///   - fd: A connected, non-blocking stream socket.
+    ///   - peer: The remote address.
+    public init(fd: Int32, peer: SocketAddress) {
+        self.fd = fd
+        self.peer = peer
+    }
+}

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+public import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An IPv4 or IPv6 socket address: a numeric host and a port.
+///
+///     let address = try SocketAddress(host: "::1", port: 8080)
+///     print(address)   // [::1]:8080
+public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
+    @usableFromInline
+    enum Storage: Sendable, Hashable {
+        case v4(host: String, port: Int)
+        case v6(host: String, port: Int)
+    }
+    @usableFromInline let storage: Storage
+
+    /// The numeric host, `127.0.0.1` or `::1`.
+    public var host: String {
+        switch storage {
+        case .v4(let host, _), .v6(let host, _): host
+        }
+    }
+
+    /// The port number.
+    public var port: Int {
+        switch storage {
+        case .v4(_, let port), .v6(_, let port): port
+        }
+    }
+
+    /// True for an IPv6 address.
+    public var isIPv6: Bool {
+        if case .v6 = storage { return true }
+        return false
+    }
+
+    /// `host:port`, with IPv6 hosts in brackets: `127.0.0.1:8080`, `[::1]:8080`.
+    public var description: String {
+        switch storage {
+        case .v4(let host, let port): "\(host):\(port)"
+        case .v6(let host, let port): "[\(host)]:\(port)"
+        }
+    }
+
+    /// Creates an address from a numeric IPv4 or IPv6 host (`0.0.0.0`, `::`, `127.0.0.1`, `::1`)
+    /// or `localhost`, and a port (0 lets the system pick one when binding).
+    /// - Parameters:
+    ///   - host: A numeric address, or `localhost` for `127.0.0.1`. Brackets around IPv6 are accepted.
+    ///   - port: A port from 0 to 65535.
+    /// - Throws: ``SocketAddressError`` when the host is not a numeric address or the port is out of range.
+    public init(host: String, port: Int) throws(SocketAddressError) {
+        guard (0...65535).contains(port) else { throw SocketAddressError(host: host, port: port, reason: "port out of range 0...65535") }
+        var host = host
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "localhost" { host = "127.0.0.1" }
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            storage = .v4(host: host, port: port)
+        } else if inet_pton(AF_INET6, host, &v6) == 1 {
+            storage = .v6(host: Self.format(v6), port: port)
+        } else {
+            throw SocketAddressError(host: host, port: port, reason: "not a numeric IPv4 or IPv6 address")
+        }
+    }
+
+    init(storage: Storage) { self.storage = storage }
+
+    /// Reads an address the kernel filled in (`accept`, `getsockname`).
+    init?(_ raw: UnsafePointer<sockaddr_storage>) {
+        switch Int32(raw.pointee.ss_family) {
+        case AF_INET:
+            let sin = UnsafeRawPointer(raw).load(as: sockaddr_in.self)
+            var address = sin.sin_addr
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+            storage = .v4(host: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                          port: Int(UInt16(bigEndian: sin.sin_port)))
+        case AF_INET6:
+            let sin6 = UnsafeRawPointer(raw).load(as: sockaddr_in6.self)
+            storage = .v6(host: Self.format(sin6.sin6_addr), port: Int(UInt16(bigEndian: sin6.sin6_port)))
+        default:
+            return nil
+        }
+    }
+
+    private static func format(_ address: in6_addr) -> String {
+        var address = address
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Calls `body` with this address as a `sockaddr` and its length, for `bind` or `connect`.
+    public func withSockAddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SocketError) -> Result) throws(SocketError) -> Result {
+        switch storage {
+        case .v4(let host, let port):
+            var sin = sockaddr_in()
+            sin.sin_family = sa_family_t(AF_INET)
+            sin.sin_port = UInt16(port).bigEndian
+            inet_pton(AF_INET, host, &sin.sin_addr)
+            return try withUnsafePointer(to: &sin) { (pointer) throws(SocketError) -> Result in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SocketError) -> Result in
+                    try body(address, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        case .v6(let host, let port):
+            var sin6 = sockaddr_in6()
+            sin6.sin6_family = sa_family_t(AF_INET6)
+            sin6.sin6_port = UInt16(port).bigEndian
+            inet_pton(AF_INET6, host, &sin6.sin6_addr)
+            return try withUnsafePointer(to: &sin6) { (pointer) throws(SocketError) -> Result in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SocketError) -> Result in
+                    try body(address, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        }
+    }
+
+    /// `AF_INET` or `AF_INET6`.
+    public var family: Int32 { isIPv6 ? AF_INET6 : AF_INET }
+}
+
+/// A host and port that do not make a socket address.
+public struct SocketAddressError: Error, CustomStringConvertible, Sendable {
+    /// The host as given.
+    public var host: String
+    /// The port as given.
+    public var port: Int
+    /// Why it is not an address.
+    public var reason: String
+    public var description: String { "invalid address \(host) port \(port): \(reason)" }
+}

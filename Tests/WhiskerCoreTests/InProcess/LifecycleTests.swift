@@ -1,0 +1,154 @@
+import HTTPTypes
+import Testing
+import WhiskerCore
+import WhiskerSockets
+import WhiskerTesting
+
+/// Timeouts, the connection limit, cancellation when a client leaves, graceful shutdown and
+/// listening errors.
+@Suite struct LifecycleTests {
+    @Test func slowHeader_Gets408AndClose() async throws {
+        let server = makeServer { $0.timeouts.requestHeader = .milliseconds(200) }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n")  // never finishes the head
+            let response = try await client.readResponse()
+            #expect(response.status == 408)
+            #expect(try await client.isClosedByServer())
+        }
+    }
+
+    @Test func idleKeepAliveConnection_IsClosedQuietly() async throws {
+        let server = makeServer { $0.timeouts.idle = .milliseconds(200) }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+            #expect(try await client.readUntilClose() == "", "an idle close sends nothing")
+        }
+    }
+
+    @Test func stalledRequestBody_Gets408_AndTheHandlerSeesAnError() async throws {
+        let failed = Signal<String>()
+        let server = makeServer { $0.timeouts.requestBody = .milliseconds(200) }
+        try server.register(method: .post, path: "/upload") { request in
+            do {
+                for try await _ in request.body! {}
+                failed.fire("completed")
+            } catch {
+                failed.fire("failed")
+            }
+            return Response(status: .ok)
+        }
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly a little")
+            let response = try await client.readResponse()
+            #expect(response.status == 408)
+            #expect(await failed.wait() == "failed")
+        }
+    }
+
+    @Test func clientDisconnectMidRequest_CancelsTheHandler() async throws {
+        let started = Signal<Void>()
+        let cancelled = Signal<Void>()
+        let server = makeServer()
+        try server.register(method: .get, path: "/slow") { _ in
+            started.fire()
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                cancelled.fire()
+            }
+            return Response(status: .ok)
+        }
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await started.wait() != nil)
+            try await client.close()
+            #expect(await cancelled.wait() != nil, "the handler's task is cancelled when its client leaves")
+        }
+    }
+
+    @Test func connectionLimit_Gets503() async throws {
+        let server = makeServer { $0.limits.maxConnections = 1 }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let first = try await TestClient.connect(to: address)
+            try await first.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await first.readResponse().status == 200)
+            let second = try await TestClient.connect(to: address)
+            try await second.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await second.readResponse().status == 503)
+            // The first connection is unaffected.
+            try await first.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await first.readResponse().status == 200)
+        }
+    }
+
+    @Test func gracefulShutdown_FinishesTheRequestInFlight_WithConnectionClose() async throws {
+        let started = Signal<Void>()
+        let release = Signal<Void>()
+        let server = makeServer()
+        try server.register(method: .get, path: "/slow") { _ in
+            started.fire()
+            _ = await release.wait()
+            return Response(status: .ok, body: .init(string: "finished"))
+        }
+        let addressSignal = Signal<SocketAddress>()
+        let run = Task { try await server.run { addressSignal.fire($0[0]) } }
+        let address = try #require(await addressSignal.wait())
+        let client = try await TestClient.connect(to: address)
+        let idle = try await TestClient.connect(to: address)
+        try await client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await started.wait() != nil)
+        await server.shutdown()
+        #expect(try await idle.isClosedByServer(), "idle connections close at once")
+        release.fire()
+        let response = try await client.readResponse()
+        #expect(response.text == "finished")
+        #expect(response.header("connection") == "close")
+        try await run.value
+        await #expect(throws: (any Error).self) { try await TestClient.connect(to: address) }
+    }
+
+    @Test func portInUse_FailsWithAMessageNamingTheAddress() async throws {
+        let first = makeServer()
+        try await first.withRunning { address in
+            let second = WhiskerServer(configuration: .init(host: "127.0.0.1", port: address.port))
+            let error = await #expect(throws: WhiskerServerError.self) { try await second.run() }
+            #expect(error?.description.contains("127.0.0.1:\(address.port)") == true)
+            #expect(error?.description.contains("Address already in use") == true)
+        }
+    }
+
+    @Test func ipv6Loopback_Serves() async throws {
+        let server = makeServer { $0.host = "::1" }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            #expect(address.isIPv6)
+            #expect(address.description.hasPrefix("[::1]:"))
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: [::1]\r\n\r\n")
+            #expect(try await client.readResponse().text == "hello")
+        }
+    }
+
+    @Test func registeringAfterRun_ThrowsAndDuplicateRoutesNameBoth() async throws {
+        let server = makeServer()
+        try server.register(method: .get, path: "/pets/{id}") { _ in Response(status: .ok) }
+        let duplicate = #expect(throws: RouteError.self) {
+            try server.register(method: .get, path: "/pets/{petId}") { _ in Response(status: .ok) }
+        }
+        #expect(duplicate?.description.contains("/pets/{id}") == true)
+        #expect(duplicate?.description.contains("/pets/{petId}") == true)
+        try await server.withRunning { _ in
+            #expect(throws: RouteError.self) {
+                try server.register(method: .get, path: "/late") { _ in Response(status: .ok) }
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import HTTPTypes
+import Logging
+import WhiskerCore
+import WhiskerSockets
+import WhiskerTesting
+
+/// A server on 127.0.0.1 port 0 with test-friendly defaults.
+func makeServer(_ configure: (inout WhiskerServer.Configuration) -> Void = { _ in }) -> WhiskerServer {
+    var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: 0)
+    var logger = Logger(label: "whisker.test")
+    logger.logLevel = .critical
+    configuration.logger = logger
+    configure(&configuration)
+    return WhiskerServer(configuration: configuration)
+}
+
+/// `GET /hello` -> "hello", `POST /echo` -> the request body, as the tests' shared routes.
+func registerBasicRoutes(on server: WhiskerServer) throws {
+    try server.register(method: .get, path: "/hello") { _ in
+        Response(status: .ok, headerFields: [.contentType: "text/plain"], body: .init(string: "hello"))
+    }
+    try server.register(method: .post, path: "/echo") { request in
+        var bytes: [UInt8] = []
+        if let body = request.body {
+            for try await chunk in body { bytes += chunk }
+        }
+        return Response(status: .ok, body: .init(bytes: bytes))
+    }
+}
