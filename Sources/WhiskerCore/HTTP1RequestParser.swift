@@ -199,8 +199,10 @@ public struct HTTP1RequestParser: Sendable {
     private static func chunkSize(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPRejection) -> Int64 {
         var size: Int64 = 0
         var index = 0
+        var significantDigits = 0
         while index < line.count, let digit = hexValue(line[index]) {
-            guard index < 15 else { throw .badRequest("chunk size too large") }
+            if size > 0 || digit > 0 { significantDigits += 1 }
+            guard significantDigits < 16 else { throw .badRequest("chunk size too large") }
             size = size << 4 | Int64(digit)
             index += 1
         }

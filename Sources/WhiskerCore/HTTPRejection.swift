@@ -24,7 +24,7 @@ public struct HTTPRejection: Error, Sendable, Equatable, CustomStringConvertible
         self.closesConnection = closesConnection
     }
 
-    public var description: String { "\(status.code) \(status.reasonPhrase): \(reason)" }
+    public var description: String { "\(status.code) \(status.wireReasonPhrase): \(reason)" }
 
     static func badRequest(_ reason: String) -> Self { .init(.badRequest, reason) }
 }

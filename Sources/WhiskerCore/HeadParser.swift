@@ -34,6 +34,7 @@ struct HeadParser {
             switch field.name.canonicalName {
             case "host":
                 hostCount += 1
+                guard Self.isValidHost(field.value.utf8) else { throw .badRequest("invalid Host \"\(field.value)\"") }
                 host = field.value
                 continue  // carried as the request's authority, as in HTTP/2
             case "content-length":
@@ -145,6 +146,26 @@ struct HeadParser {
         return HTTPField(name: name, value: String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self))
     }
 
+    /// RFC 9112 section 3.2: `Host = uri-host [ ":" port ]`, where `uri-host` is an IP literal in
+    /// brackets or a reg-name (unreserved, percent-encoded and sub-delimiter characters). A comma,
+    /// although a sub-delimiter, is refused: it is what two Host lines joined into a list look like.
+    /// An empty value is valid (a target without an authority).
+    static func isValidHost(_ value: String.UTF8View) -> Bool {
+        var rest = value[...]
+        if rest.first == UInt8(ascii: "[") {
+            guard let close = rest.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let literal = rest[rest.index(after: rest.startIndex)..<close]
+            guard !literal.isEmpty, literal.allSatisfy({ $0.isHexDigit || $0 == .colon || $0 == UInt8(ascii: ".") }) else { return false }
+            rest = rest[rest.index(after: close)...]
+        } else {
+            let end = rest.firstIndex(of: .colon) ?? rest.endIndex
+            guard rest[..<end].allSatisfy(\.isRegNameCharacter) else { return false }
+            rest = rest[end...]
+        }
+        guard let colon = rest.first else { return true }
+        return colon == .colon && rest.dropFirst().allSatisfy(\.isDigit)
+    }
+
     static func contentLength(_ text: Substring) throws(HTTPRejection) -> Int64 {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             throw .badRequest("invalid Content-Length \"\(text)\"")
@@ -178,7 +199,12 @@ struct RequestLine {
         } else if version.elementsEqual("HTTP/1.0".utf8) {
             isHTTP11 = false
         } else if version.count == 8, version.starts(with: "HTTP/".utf8), version[5].isDigit, version[6] == UInt8(ascii: "."), version[7].isDigit {
-            throw HTTPRejection(.httpVersionNotSupported, "HTTP version \(String(decoding: version, as: UTF8.self)) is not supported")
+            // RFC 9110 section 6.2: a higher minor version of a major version we implement is
+            // processed as the highest minor version we implement; another major version is 505.
+            guard version[5] == UInt8(ascii: "1") else {
+                throw HTTPRejection(.httpVersionNotSupported, "HTTP version \(String(decoding: version, as: UTF8.self)) is not supported")
+            }
+            isHTTP11 = true
         } else {
             throw .badRequest("malformed HTTP version")
         }
@@ -231,6 +257,23 @@ extension UInt8 {
     }
 
     var isDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
+
+    var isHexDigit: Bool {
+        isDigit || (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "f")) || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "F"))
+    }
+
+    /// RFC 3986 `reg-name` characters (unreserved, `%`, sub-delims), without `,`.
+    var isRegNameCharacter: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "%"),
+             UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        default:
+            false
+        }
+    }
 }
 
 extension StringProtocol {

@@ -7,26 +7,34 @@ struct SegmentPattern: Sendable, Hashable {
     }
 
     let parts: [Part]
-
     /// The pattern with captures unnamed: two templates with the same shape match the same paths.
-    var shape: String {
-        parts.map { part in
-            switch part {
-            case .literal(let text): text
-            case .capture: "{}"
-            }
-        }.joined()
-    }
-
+    let shape: String
     /// Literal characters; more literal text is more specific and is tried first.
-    var literalLength: Int {
-        parts.reduce(0) { total, part in
-            if case .literal(let text) = part { return total + text.utf8.count }
-            return total
+    let literalLength: Int
+    let captureCount: Int
+
+    init(parts: [Part]) {
+        self.parts = parts
+        var shape = ""
+        var literalLength = 0
+        for part in parts {
+            switch part {
+            case .literal(let text):
+                shape += text
+                literalLength += text.utf8.count
+            case .capture:
+                shape += "{}"
+            }
         }
+        self.shape = shape
+        self.literalLength = literalLength
+        self.captureCount = parts.count { $0 == .capture }
     }
 
-    var captureCount: Int { parts.count { $0 == .capture } }
+    /// Whether this pattern is tried before `other`: more literal text first, then fewer captures.
+    func isMoreSpecific(than other: SegmentPattern) -> Bool {
+        (literalLength, -captureCount) > (other.literalLength, -other.captureCount)
+    }
 
     /// Matches a whole path segment, appending one non-empty value per capture. A capture
     /// followed by a literal takes the shortest value after which the rest still matches,

@@ -49,7 +49,7 @@ public enum ResponseHeadWriter {
     public static func head(_ response: HTTPResponse, framing: ResponseFraming, isHTTP11: Bool, dateLine: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        bytes.append(contentsOf: "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n".utf8)
+        bytes.append(contentsOf: "HTTP/1.1 \(response.status.code) \(response.status.wireReasonPhrase)\r\n".utf8)
         for field in response.headerFields {
             switch field.name {
             case .contentLength, .transferEncoding, .connection, .date: continue
@@ -79,6 +79,6 @@ public enum ResponseHeadWriter {
     static func rejection(_ rejection: HTTPRejection, extraFields: HTTPFields = [:]) -> Response {
         var fields = extraFields
         fields[.contentType] = "text/plain; charset=utf-8"
-        return Response(status: rejection.status, headerFields: fields, body: .init(string: "\(rejection.status.reasonPhrase): \(rejection.reason)\n"))
+        return Response(status: rejection.status, headerFields: fields, body: .init(string: "\(rejection.status.wireReasonPhrase): \(rejection.reason)\n"))
     }
 }

@@ -59,10 +59,8 @@ public struct Router<Value: Sendable>: Sendable {
                     current = existing.node
                 } else {
                     nodes.append(Node())
-                    nodes[current].patterns.append((pattern, nodes.count - 1))
-                    nodes[current].patterns.sort { lhs, rhs in
-                        (lhs.pattern.literalLength, -lhs.pattern.captureCount) > (rhs.pattern.literalLength, -rhs.pattern.captureCount)
-                    }
+                    let position = nodes[current].patterns.firstIndex { pattern.isMoreSpecific(than: $0.pattern) } ?? nodes[current].patterns.endIndex
+                    nodes[current].patterns.insert((pattern, nodes.count - 1), at: position)
                     current = nodes.count - 1
                 }
             }

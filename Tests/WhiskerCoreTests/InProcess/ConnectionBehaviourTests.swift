@@ -114,6 +114,18 @@ import WhiskerTesting
         }
     }
 
+    @Test func statusFromABareCode_IsSentWithItsStandardReasonPhrase() async throws {
+        let server = makeServer()
+        try server.register(method: .get, path: "/bare") { _ in Response(status: .init(code: 201)) }
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /bare HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 201)
+            #expect(response.reason == "Created")
+        }
+    }
+
     @Test func expectContinue_SendsContinueWhenTheHandlerReads() async throws {
         let server = makeServer()
         try registerBasicRoutes(on: server)
