@@ -32,7 +32,9 @@ final class ConnectionRegistry: Sendable {
     /// Serves an accepted socket on a new serial queue, or answers 503 and closes it when the
     /// server is at its connection limit or shutting down.
     func accept(_ socket: Socket) {
-        let queue = DispatchQueue(label: "whisker.connection")
+        // Target the non-overcommit global queue: a serial queue's default target is the overcommit
+        // root queue, which starts a new thread whenever work waits (130 threads under 64 connections).
+        let queue = DispatchQueue(label: "whisker.connection", target: .global())
         let socketConnection = SocketConnection(socket: socket, queue: queue)
         let connection = HTTP1Connection(socket: socketConnection, context: context)
         let id = ObjectIdentifier(connection)

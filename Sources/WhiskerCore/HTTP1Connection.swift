@@ -23,6 +23,8 @@ final class HTTP1Connection {
     private var driveAgain = false
 
     let timer: ConnectionTimer
+    /// Handler tasks run on the connection's own queue (see ``DispatchQueueExecutor``).
+    let executor: DispatchQueueExecutor
     var lastReadAt = DispatchTime.now()
     var headStartedAt: DispatchTime?
     var idleSince = DispatchTime.now()
@@ -37,6 +39,7 @@ final class HTTP1Connection {
         self.context = context
         self.parser = HTTP1RequestParser(limits: context.configuration.limits)
         self.timer = ConnectionTimer(queue: socket.queue)
+        self.executor = DispatchQueueExecutor(queue: socket.queue)
     }
 
     var bound: QueueBound<HTTP1Connection> { QueueBound(self, queue: queue) }
@@ -187,7 +190,7 @@ final class HTTP1Connection {
                 }
             }
             let request = Request(head: head.request, body: body, pathParameters: parameters, peer: socket.peer)
-            exchange.task = Task { [bound, id = exchange.id, logger] in
+            exchange.task = Task(executorPreference: executor) { [bound, id = exchange.id, logger] in
                 await HTTP1Connection.run(handler, request: request, connection: bound, exchangeID: id, logger: logger)
             }
         case .methodNotAllowed(let allowed):
