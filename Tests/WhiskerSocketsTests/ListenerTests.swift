@@ -1,0 +1,74 @@
+import Dispatch
+import Synchronization
+import Testing
+import WhiskerSockets
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct ListenerTests {
+    @Test func portZero_IsResolvedToTheBoundPort() throws {
+        let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
+        defer { listener.stop() }
+        #expect(listener.localAddress.port > 0)
+        #expect(listener.localAddress.host == "127.0.0.1")
+    }
+
+    @Test func takenPort_ThrowsAddressInUseNamingTheAddress() throws {
+        let first = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
+        defer { first.stop() }
+        let error = #expect(throws: SocketError.self) {
+            try Listener(address: SocketAddress(host: "127.0.0.1", port: first.localAddress.port))
+        }
+        #expect(error?.isAddressInUse == true)
+        #expect(error?.description.contains("bind(127.0.0.1:\(first.localAddress.port))") == true)
+    }
+
+    @Test func ipv4AndIPv6_CanShareAPortNumber() throws {
+        let v6 = try Listener(address: SocketAddress(host: "::1", port: 0))
+        defer { v6.stop() }
+        let v4 = try Listener(address: SocketAddress(host: "127.0.0.1", port: v6.localAddress.port))
+        defer { v4.stop() }
+        #expect(v4.localAddress.port == v6.localAddress.port)
+    }
+
+    @Test func acceptedSocket_CarriesThePeerAddress_AndEchoesThroughSocketConnection() async throws {
+        let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
+        defer { listener.stop() }
+        let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
+        listener.start { continuation.yield($0) }
+
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
+            #expect(connect(client, address, length) == 0)
+        }
+        var iterator = accepted.makeAsyncIterator()
+        let socket = try #require(await iterator.next())
+        #expect(socket.peer.host == "127.0.0.1")
+
+        // Echo one message through the connection's read and write paths, then close it.
+        let queue = DispatchQueue(label: "test")
+        let connection = QueueBound(SocketConnection(socket: socket, queue: queue), queue: queue)
+        let closed = AsyncStream.makeStream(of: Void.self)
+        connection.run { connection in
+            var buffer = ReadBuffer()
+            connection.onClose = { closed.continuation.yield() }
+            connection.startReading {
+                guard case .bytes = try? connection.read(into: &buffer) else { return }
+                let bytes = buffer.readBytes(buffer.readableBytes)
+                connection.write(bytes) { _ in connection.closeAfterFlush() }
+            }
+        }
+        _ = Array("ping".utf8).withUnsafeBytes { send(client, $0.baseAddress, 4, 0) }
+        var reply = [UInt8](repeating: 0, count: 16)
+        let count = reply.withUnsafeMutableBytes { recv(client, $0.baseAddress, 16, 0) }
+        #expect(Array(reply[0..<max(count, 0)]) == Array("ping".utf8))
+        // The server shut down its side: the next read is end of stream.
+        #expect(reply.withUnsafeMutableBytes { recv(client, $0.baseAddress, 16, 0) } == 0)
+        close(client)
+        var closedIterator = closed.stream.makeAsyncIterator()
+        #expect(await closedIterator.next() != nil, "the connection closes once the peer is gone")
+    }
+}
