@@ -1,0 +1,40 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// `cat-service`: the WWDC23 "Meet Swift OpenAPI Generator" CatService, served by Whisker.
+///
+/// A nested package so that swift-openapi-generator (and its build plugin) stays out of the
+/// Whisker library's dependency graph. Build it with
+/// `swift build --package-path Demo/CatService --product cat-service`, or just `make run` at the root.
+let package = Package(
+    name: "cat-service",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "cat-service", targets: ["CatService"]),
+    ],
+    dependencies: [
+        .package(name: "whisker", path: "../.."),
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "CatService",
+            dependencies: [
+                .product(name: "OpenAPIWhisker", package: "whisker"),
+                .product(name: "WhiskerCore", package: "whisker"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Resources/README.md"],
+            resources: [.copy("Resources/cat.mp4")],
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+    ]
+)

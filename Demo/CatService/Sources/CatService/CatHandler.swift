@@ -1,0 +1,60 @@
+import Foundation
+import OpenAPIRuntime
+
+/// The CatService's operations, as the generated `APIProtocol` asks for them.
+struct CatHandler: APIProtocol {
+    /// The cats that `getEmoji` picks from.
+    static let cats: [Character] = Array("😺😸😹😻😼😽🙀😿😾🐈")
+
+    /// The counts `getEmoji` accepts; an absent `count` means 1.
+    static let countRange = 1...100
+
+    /// The bytes of the bundled `cat.mp4`, loaded once.
+    let clip: ArraySlice<UInt8>
+
+    /// Loads the clip from the module's resource bundle.
+    /// - Throws: ``MissingResourceError`` if `cat.mp4` is not in the bundle or cannot be read.
+    init() throws {
+        guard let url = Bundle.module.url(forResource: "cat", withExtension: "mp4") else {
+            throw MissingResourceError(name: "cat.mp4", underlying: nil)
+        }
+        do {
+            self.clip = ArraySlice(try Data(contentsOf: url))
+        } catch {
+            throw MissingResourceError(name: url.path, underlying: error)
+        }
+    }
+
+    /// `GET /emoji`: `count` random cat emoji, as plain text; 400 when `count` is outside 1...100.
+    func getEmoji(_ input: Operations.getEmoji.Input) async throws -> Operations.getEmoji.Output {
+        let count = input.query.count ?? 1
+        guard Self.countRange.contains(count) else {
+            let message = "count must be between \(Self.countRange.lowerBound) and \(Self.countRange.upperBound), got \(count)\n"
+            return .badRequest(.init(body: .plainText(HTTPBody(message))))
+        }
+        var emoji = ""
+        emoji.reserveCapacity(count * 4)
+        for _ in 0..<count { emoji.append(Self.cats.randomElement()!) }
+        return .ok(.init(body: .plainText(HTTPBody(emoji))))
+    }
+
+    /// `GET /clip`: the bundled MP4, with its length known up front.
+    func getClip(_ input: Operations.getClip.Input) async throws -> Operations.getClip.Output {
+        .ok(.init(body: .video_mp4(HTTPBody(clip, length: .known(Int64(clip.count))))))
+    }
+}
+
+/// The bundled resource the service needs is missing or unreadable.
+struct MissingResourceError: Error, CustomStringConvertible {
+    /// The resource's name or path.
+    var name: String
+    /// What failed while reading it, if it was found.
+    var underlying: (any Error)?
+
+    var description: String {
+        if let underlying {
+            return "cannot read bundled resource \(name): \(underlying)"
+        }
+        return "bundled resource \(name) is missing from the cat-service resource bundle"
+    }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import OpenAPIRuntime
+import OpenAPIWhisker
+import WhiskerCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `cat-service` daemon: the CatService's OpenAPI handlers on a Whisker server.
+@main
+struct CatServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cat-service",
+        abstract: "Serve the WWDC23 CatService (cat emoji and a cat clip) over HTTP/1.1 with Whisker.",
+        discussion: """
+            Routes (under the OpenAPI document's server path /api):
+              GET /api/emoji?count=N  N random cat emoji, text/plain (1...100; default 1)
+              GET /api/clip           a three-second H.264 clip, video/mp4
+            HEAD is answered for both.
+
+            When the server is listening it prints one line to standard output:
+              cat-service listening on http://HOST:PORT
+            Logs go to standard error. SIGINT or SIGTERM stops accepting connections, lets
+            in-flight requests finish, and exits with status 0. If the server cannot start
+            (for example, the port is taken) it prints the reason to standard error and exits 1.
+            """
+    )
+
+    @Option(help: "The address to listen on: a numeric IPv4 or IPv6 address, or localhost.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The TCP port to listen on; 0 picks a free port (printed when listening).")
+    var port: Int = 8080
+
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "The lowest level of log message written to standard error.",
+            valueName: "level"
+        )
+    )
+    var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be between 0 and 65535, got \(port)")
+        }
+    }
+
+    func run() async throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "cat-service")
+
+        do {
+            try await serve(logger: logger)
+        } catch {
+            writeLine("cat-service: \(error)", to: .standardError)
+            throw ExitCode.failure
+        }
+    }
+
+    /// Builds the server, registers the CatService on it and runs it until it is shut down.
+    private func serve(logger: Logger) async throws {
+        var configuration = WhiskerServer.Configuration(host: host, port: port)
+        configuration.logger = logger
+        let server = WhiskerServer(configuration: configuration)
+        let transport = WhiskerTransport(server)
+        try CatHandler().registerHandlers(
+            on: transport,
+            serverURL: try Servers.Server1.url(),
+            middlewares: [EmojiCountErrorMiddleware()]
+        )
+
+        let signalSources = installSignalHandlers(server: server, logger: logger)
+        defer { for source in signalSources { source.cancel() } }
+
+        try await server.run(onListening: { addresses in
+            guard let first = addresses.first else { return }
+            // The one line on stdout that scripts wait for; written unbuffered.
+            writeLine("cat-service listening on http://\(first)", to: .standardOutput)
+        })
+    }
+}
+
+/// Routes SIGINT and SIGTERM to a graceful shutdown; a second signal exits at once.
+private func installSignalHandlers(server: WhiskerServer, logger: Logger) -> [any DispatchSourceSignal] {
+    let queue = DispatchQueue(label: "cat-service.signals")
+    let received = SignalCount(queue: queue)
+    let signalNumbers: [Int32] = [SIGINT, SIGTERM]
+    return signalNumbers.map { signalNumber in
+        // Ignore the default action (terminate) so that the Dispatch source sees the signal.
+        signal(signalNumber, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+        source.setEventHandler {
+            let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"
+            if received.increment() > 1 {
+                logger.warning("second \(name) received, exiting without draining")
+                exit(1)
+            }
+            logger.notice("\(name) received, shutting down gracefully")
+            Task { await server.shutdown() }
+        }
+        source.resume()
+        return source
+    }
+}
+
+/// How many shutdown signals arrived.
+///
+/// `@unchecked Sendable`: the count is read and written only on `queue` (a serial queue), which
+/// `increment()` asserts.
+private final class SignalCount: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private var value = 0
+
+    init(queue: DispatchQueue) { self.queue = queue }
+
+    func increment() -> Int {
+        dispatchPrecondition(condition: .onQueue(queue))
+        value += 1
+        return value
+    }
+}
+
+private enum OutputStream {
+    case standardOutput, standardError
+}
+
+/// Writes `line` and a newline straight to the file descriptor, so nothing waits in a buffer.
+private func writeLine(_ line: String, to stream: OutputStream) {
+    let handle: FileHandle = stream == .standardOutput ? .standardOutput : .standardError
+    handle.write(Data((line + "\n").utf8))
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

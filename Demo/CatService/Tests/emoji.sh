@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# GET /api/emoji: the default count, exact counts, and every kind of bad count.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+start_server
+
+echo "GET /api/emoji (no count: one cat)"
+request "$BASE/api/emoji"
+check_eq "status is 200" 200 "$STATUS"
+check_match "content-type is text/plain" '^text/plain' "$(header content-type)"
+check_eq "body is exactly 1 cat emoji" 1 "$(count_cats "$(cat "$BODY")")"
+check_eq "content-length is 4 (one 4-byte emoji)" 4 "$(header content-length)"
+check_match "a Date header is present (IMF-fixdate)" '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$' "$(header date)"
+
+echo "GET /api/emoji?count=3"
+request "$BASE/api/emoji?count=3"
+check_eq "status is 200" 200 "$STATUS"
+check_match "content-type is text/plain" '^text/plain' "$(header content-type)"
+check_eq "body is exactly 3 cat emoji" 3 "$(count_cats "$(cat "$BODY")")"
+check_eq "body is 12 bytes" 12 "$(wc -c <"$BODY" | tr -d ' ')"
+
+echo "GET /api/emoji?count=1 and ?count=100 (the ends of the range)"
+request "$BASE/api/emoji?count=1"
+check_eq "count=1: status is 200" 200 "$STATUS"
+check_eq "count=1: body is exactly 1 cat emoji" 1 "$(count_cats "$(cat "$BODY")")"
+request "$BASE/api/emoji?count=100"
+check_eq "count=100: status is 200" 200 "$STATUS"
+check_eq "count=100: body is exactly 100 cat emoji" 100 "$(count_cats "$(cat "$BODY")")"
+check_eq "count=100: content-length is 400" 400 "$(header content-length)"
+
+echo "Bad counts get 400 with a readable text/plain message"
+# Out of range: CatHandler answers with the documented 400.
+for count in 0 -1 101; do
+    request "$BASE/api/emoji?count=$count"
+    check_eq "count=$count: status is 400" 400 "$STATUS"
+    check_match "count=$count: content-type is text/plain" '^text/plain' "$(header content-type)"
+    check_eq "count=$count: message names the range and the value" \
+        "count must be between 1 and 100, got $count" "$(cat "$BODY")"
+done
+# Not an Int: the generated code rejects these before the handler runs.
+for count in 99999999999999999999 abc '' 3.5; do
+    request "$BASE/api/emoji?count=$count"
+    check_eq "count='$count': status is 400" 400 "$STATUS"
+    check_match "count='$count': content-type is text/plain" '^text/plain' "$(header content-type)"
+    check_eq "count='$count': message says an integer is needed" \
+        "count must be an integer between 1 and 100, got \"$count\"" "$(cat "$BODY")"
+done
+request "$BASE/api/emoji?count"
+check_eq "bare ?count (no '='): status is 400" 400 "$STATUS"
+
+echo "The server still answers after the bad requests"
+request "$BASE/api/emoji?count=2"
+check_eq "status is 200" 200 "$STATUS"
+check_eq "body is exactly 2 cat emoji" 2 "$(count_cats "$(cat "$BODY")")"

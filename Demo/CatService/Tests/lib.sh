@@ -1,0 +1,232 @@
+# lib.sh: helpers for the cat-service curl tests. Each test script starts with
+#
+#     source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# and is run by run-all.sh (or alone: `bash emoji.sh path/to/cat-service`).
+#
+# What it gives a script:
+#   start_server [ARGS...]   start cat-service on 127.0.0.1, port 0, wait for its "listening on" line;
+#                            sets SERVER_PID, PORT, BASE (http://127.0.0.1:PORT), SERVER_OUT, SERVER_ERR
+#   stop_server [SIGNAL]     stop it (default TERM), bounded; sets EXIT_CODE
+#   request ARGS... URL      one curl request; sets STATUS, HEADERS (file), BODY (file)
+#   header NAME              a header's value from the last request's HEADERS (case-insensitive)
+#   raw_request BYTES        send BYTES (printf %b escapes) on a new TCP connection, print the reply
+#   check DESC CMD...        PASS if CMD succeeds; check_eq, check_contains, check_match for values
+# On exit the trap stops every server still running with SIGTERM and checks that it exited 0,
+# then prints the script's tally; the script fails if any check did.
+
+set -euo pipefail
+export LC_ALL=C.UTF-8
+
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DEMO_DIR=$(cd "$TESTS_DIR/.." && pwd)
+CAT_MP4="$DEMO_DIR/Sources/CatService/Resources/cat.mp4"
+SCRIPT_NAME=$(basename "$0")
+
+CAT_SERVICE=${CAT_SERVICE:-${1:-}}
+if [[ -z $CAT_SERVICE || ! -x $CAT_SERVICE ]]; then
+    echo "usage: $SCRIPT_NAME PATH/TO/cat-service   (or set CAT_SERVICE)" >&2
+    exit 2
+fi
+
+# The cats that GET /api/emoji picks from (CatHandler.cats); each is 4 bytes of UTF-8.
+CATS="😺😸😹😻😼😽🙀😿😾🐈"
+
+# Every request goes to 127.0.0.1, never through a proxy, and gives up after 10 seconds.
+CURL=(curl --silent --show-error --noproxy '*' --max-time 10)
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cat-service-test.XXXXXX")
+PASSED=0
+FAILED=0
+SERVER_PIDS=()
+SERVER_COUNT=0
+
+# run-all.sh sets CAT_TEST_RESULTS to a file that collects one PASS or FAIL line per check.
+RESULTS_FILE=${CAT_TEST_RESULTS:-}
+
+pass() {
+    PASSED=$((PASSED + 1))
+    echo "  PASS  $1"
+    if [[ -n $RESULTS_FILE ]]; then echo PASS >>"$RESULTS_FILE"; fi
+}
+
+fail() {
+    FAILED=$((FAILED + 1))
+    echo "  FAIL  $1${2:+  -- $2}"
+    if [[ -n $RESULTS_FILE ]]; then echo FAIL >>"$RESULTS_FILE"; fi
+}
+
+# check DESC CMD...: passes when CMD exits 0.
+check() {
+    local desc=$1
+    shift
+    if "$@" >/dev/null 2>&1; then pass "$desc"; else fail "$desc" "command failed: $*"; fi
+}
+
+# check_eq DESC EXPECTED ACTUAL
+check_eq() {
+    if [[ $3 == "$2" ]]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
+}
+
+# check_ne DESC UNEXPECTED ACTUAL
+check_ne() {
+    if [[ $3 != "$2" ]]; then pass "$1"; else fail "$1" "did not expect '$2'"; fi
+}
+
+# check_contains DESC NEEDLE HAYSTACK
+check_contains() {
+    if [[ $3 == *"$2"* ]]; then pass "$1"; else fail "$1" "'$2' not in '$(shorten "$3")'"; fi
+}
+
+# check_match DESC EXTENDED-REGEX ACTUAL
+check_match() {
+    if [[ $3 =~ $2 ]]; then pass "$1"; else fail "$1" "'$(shorten "$3")' does not match /$2/"; fi
+}
+
+shorten() {
+    local s=${1//$'\r'/}
+    s=${s//$'\n'/ | }
+    if ((${#s} > 300)); then s="${s:0:300}..."; fi
+    printf '%s' "$s"
+}
+
+# count_cats STRING: how many characters STRING has if every one is a cat from CATS, else -1.
+count_cats() {
+    local s=$1 i c
+    for ((i = 0; i < ${#s}; i++)); do
+        c=${s:i:1}
+        if [[ $CATS != *"$c"* ]]; then
+            echo -1
+            return
+        fi
+    done
+    echo "${#s}"
+}
+
+# is_running PID: true while PID is alive and not yet a zombie.
+is_running() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }
+    [[ ${stat:0:1} != Z ]]
+}
+
+# wait_exit PID SECONDS: waits (bounded) for PID to exit and sets EXIT_CODE;
+# after SECONDS it kills it with SIGKILL and sets EXIT_CODE=timeout.
+wait_exit() {
+    local pid=$1 deadline=$((SECONDS + $2))
+    while is_running "$pid" && ((SECONDS < deadline)); do sleep 0.05; done
+    if is_running "$pid"; then
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        EXIT_CODE=timeout
+    else
+        EXIT_CODE=0
+        wait "$pid" || EXIT_CODE=$?
+    fi
+    forget_server "$pid"
+}
+
+forget_server() {
+    local pid keep=()
+    for pid in "${SERVER_PIDS[@]}"; do
+        if [[ $pid != "$1" ]]; then keep+=("$pid"); fi
+    done
+    SERVER_PIDS=("${keep[@]}")
+}
+
+# start_server [ARGS...]: starts cat-service on 127.0.0.1 with port 0 (ARGS may override either)
+# and waits, for at most 20 seconds, for its "listening on" line. Fails the script if it never comes.
+start_server() {
+    SERVER_COUNT=$((SERVER_COUNT + 1))
+    SERVER_OUT="$WORK/server$SERVER_COUNT.out"
+    SERVER_ERR="$WORK/server$SERVER_COUNT.err"
+    "$CAT_SERVICE" --host 127.0.0.1 --port 0 "$@" >"$SERVER_OUT" 2>"$SERVER_ERR" &
+    SERVER_PID=$!
+    SERVER_PIDS+=("$SERVER_PID")
+    local deadline=$((SECONDS + 20)) line=""
+    while ((SECONDS < deadline)); do
+        line=$(grep -m1 'listening on' "$SERVER_OUT" || true)
+        if [[ -n $line ]] || ! is_running "$SERVER_PID"; then break; fi
+        sleep 0.05
+    done
+    if [[ ! $line =~ ^cat-service\ listening\ on\ http://(127\.0\.0\.1|\[[0-9a-fA-F:.]+\]):([0-9]+)$ ]]; then
+        local how="no listening line within 20 s"
+        if ! is_running "$SERVER_PID"; then
+            wait_exit "$SERVER_PID" 0
+            how="exited with status $EXIT_CODE"
+        fi
+        fail "cat-service $* starts and prints 'cat-service listening on http://HOST:PORT'" \
+            "$how; stdout: '$(shorten "$(cat "$SERVER_OUT")")', stderr: '$(shorten "$(cat "$SERVER_ERR")")'"
+        exit 1
+    fi
+    PORT=${BASH_REMATCH[2]}
+    BASE="http://${BASH_REMATCH[1]}:$PORT"
+    echo "  (cat-service pid $SERVER_PID listening on $BASE)"
+}
+
+# stop_server [SIGNAL] [PID]: sends SIGNAL (default TERM) and waits at most 15 s; sets EXIT_CODE.
+stop_server() {
+    local sig=${1:-TERM} pid=${2:-$SERVER_PID}
+    kill -s "$sig" "$pid"
+    wait_exit "$pid" 15
+}
+
+# request CURL-ARGS... URL: one request; sets STATUS (000 if curl failed), HEADERS and BODY (files).
+request() {
+    HEADERS="$WORK/headers"
+    BODY="$WORK/body"
+    : >"$HEADERS"
+    : >"$BODY"
+    STATUS=$("${CURL[@]}" --dump-header "$HEADERS" --output "$BODY" --write-out '%{http_code}' "$@" 2>"$WORK/curl.err") || true
+    STATUS=${STATUS:-000}
+}
+
+# header NAME [FILE]: the value of the last NAME field in FILE (default: the last request's headers).
+header() {
+    local file=${2:-$HEADERS}
+    grep -i "^$1:" "$file" | tail -n1 | sed -e 's/^[^:]*:[[:space:]]*//' -e 's/[[:space:]]*$//' | tr -d '\r'
+}
+
+# normalized_headers FILE: status line and fields, CR removed, names lower-cased, Date dropped,
+# sorted: two responses with the same headers give the same text.
+normalized_headers() {
+    tr -d '\r' <"$1" | sed -e '/^$/d' -e 's/^\([^:]*\):/\L\1:/' | grep -iv '^date:' | sort
+}
+
+# raw_request BYTES: opens a TCP connection to the server, writes BYTES (with printf %b escapes such
+# as \r\n), and prints everything the server sends until it closes the connection or 5 s pass.
+raw_request() {
+    (
+        exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+        printf '%b' "$1" >&3
+        timeout 5 cat <&3 || true
+    )
+}
+
+# bytes_after_head FILE: how many bytes of a raw response follow its header block (CRLF CRLF).
+bytes_after_head() {
+    local LC_ALL=C all rest
+    all=$(cat "$1" 2>/dev/null; echo x)
+    all=${all%x}
+    if [[ $all != *$'\r\n\r\n'* ]]; then
+        echo "no-header-block"
+        return
+    fi
+    rest=${all#*$'\r\n\r\n'}
+    echo "${#rest}"
+}
+
+finish() {
+    local rc=$? pid
+    for pid in "${SERVER_PIDS[@]}"; do
+        kill -s TERM "$pid" 2>/dev/null || true
+        wait_exit "$pid" 15
+        check_eq "cat-service (pid $pid) exits 0 on SIGTERM" 0 "$EXIT_CODE"
+    done
+    rm -rf "$WORK"
+    echo "== $SCRIPT_NAME: $PASSED checks passed, $FAILED checks failed"
+    if ((FAILED > 0)); then exit 1; fi
+    exit "$rc"
+}
+trap finish EXIT

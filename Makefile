@@ -1,0 +1,87 @@
+# Whisker: install what is missing, build, run the demo, test. CI runs `make test` (.ci/run).
+#
+#   make deps    install the system packages the build and the tests need (apt-get, only if missing)
+#   make build   build the library and the cat-service demo
+#   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
+#   make test    unit and in-process tests, then the curl tests against the real cat-service binary
+#   make clean   remove the build folders
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+
+# Swift lives in /opt/swift/usr/bin on these machines; a non-login shell may not have it on PATH.
+ifeq ($(shell command -v swift),)
+export PATH := $(PATH):/opt/swift/usr/bin
+endif
+
+DEMO := Demo/CatService
+
+# SwiftPM rebuilds the demo's build plugin (swift-openapi-generator and its dependencies, a minute or
+# more) whenever the environment differs from its last build. So swift runs without make's own
+# variables, and this file's settings are not exported: `make test`, `make build` and
+# `make run RUN_PORT=9000` reuse one plugin build. (A `swift build` typed in a shell sees a slightly
+# different environment, `_` and `SHLVL`, and rebuilds the plugin once.)
+SWIFT ?= env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u MAKE_TERMOUT -u MAKE_TERMERR swift
+
+# The demo is a nested package (it keeps swift-openapi-generator out of the library's dependencies).
+# `make test` builds it in debug: a clean debug build compiles far faster than release, and the curl
+# tests check behaviour, not speed. `make run` builds it in release, as it would be deployed, in its
+# own build folder: debug and release builds sharing one folder rebuild the plugin at every switch.
+TEST_CONFIG ?= debug
+RUN_CONFIG ?= release
+RUN_SCRATCH ?= $(DEMO)/.build-release
+RUN_HOST ?= 127.0.0.1
+RUN_PORT ?= 8080
+
+DEMO_TEST_BUILD = $(SWIFT) build --package-path $(DEMO) -c $(TEST_CONFIG)
+DEMO_RUN_BUILD = $(SWIFT) build --package-path $(DEMO) --scratch-path $(RUN_SCRATCH) -c $(RUN_CONFIG)
+unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
+
+.PHONY: deps build build-lib build-demo run test test-lib test-demo clean
+
+# deps: each tool or library is checked first; apt-get runs (update once, then one install) only
+# for what is missing, with sudo only when not root.
+deps:
+	@missing=(); \
+	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
+	command -v curl >/dev/null || missing+=(curl); \
+	command -v ffprobe >/dev/null || missing+=(ffmpeg); \
+	command -v timeout >/dev/null || missing+=(coreutils); \
+	if (( $${#missing[@]} )); then \
+	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
+	    echo "deps: installing $${missing[*]}"; \
+	    $$sudo apt-get update; \
+	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
+	else \
+	    echo "deps: pkg-config, libnghttp2, openssl, curl, ffprobe present"; \
+	fi
+
+# build: the library (root package) and the demo in its test configuration.
+build: build-lib build-demo
+
+build-lib:
+	$(SWIFT) build
+
+build-demo:
+	$(DEMO_TEST_BUILD) --product cat-service
+
+# run: a release cat-service in the foreground; Ctrl-C stops it gracefully.
+# Override the address with `make run RUN_HOST=0.0.0.0 RUN_PORT=9000`.
+run: deps
+	$(DEMO_RUN_BUILD) --product cat-service
+	exec "$$($(DEMO_RUN_BUILD) --show-bin-path)/cat-service" --host $(RUN_HOST) --port $(RUN_PORT)
+
+# test: the library's unit and in-process tests, then the demo's curl tests
+# (Demo/CatService/Tests/run-all.sh, which ends with "N passed, N failed").
+test: deps test-lib test-demo
+
+test-lib:
+	$(SWIFT) test
+
+test-demo: build-demo
+	$(DEMO)/Tests/run-all.sh "$$($(DEMO_TEST_BUILD) --show-bin-path)/cat-service"
+
+# clean: every build folder of the library and the demo.
+clean:
+	rm -rf .build $(DEMO)/.build $(RUN_SCRATCH)
