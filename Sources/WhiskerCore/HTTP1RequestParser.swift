@@ -76,20 +76,14 @@ public struct HTTP1RequestParser: Sendable {
         case .head(let scanned, let lineStart):
             return try parseHead(&buffer, scanned: scanned, lineStart: lineStart)
         case .fixedBody(let remaining):
-            let available = buffer.readableBytes
-            guard available > 0 else { return nil }
-            let count = Int(min(Int64(available), remaining))
-            let bytes = buffer.readBytes(count)
-            state = remaining == Int64(count) ? .end : .fixedBody(remaining: remaining - Int64(count))
+            guard let (bytes, left) = Self.takeBody(&buffer, remaining: remaining) else { return nil }
+            state = left == 0 ? .end : .fixedBody(remaining: left)
             return .body(bytes)
         case .chunkSize:
             return try parseChunkSize(&buffer)
         case .chunkData(let remaining):
-            let available = buffer.readableBytes
-            guard available > 0 else { return nil }
-            let count = Int(min(Int64(available), remaining))
-            let bytes = buffer.readBytes(count)
-            state = remaining == Int64(count) ? .chunkDataEnd : .chunkData(remaining: remaining - Int64(count))
+            guard let (bytes, left) = Self.takeBody(&buffer, remaining: remaining) else { return nil }
+            state = left == 0 ? .chunkDataEnd : .chunkData(remaining: left)
             return .body(bytes)
         case .chunkDataEnd:
             guard buffer.readableBytes >= 2 else { return nil }
@@ -248,6 +242,15 @@ public struct HTTP1RequestParser: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Takes up to `remaining` body bytes from the buffer: the bytes and how many are still to come,
+    /// or `nil` when the buffer is empty.
+    private static func takeBody(_ buffer: inout ReadBuffer, remaining: Int64) -> (ArraySlice<UInt8>, Int64)? {
+        let available = buffer.readableBytes
+        guard available > 0 else { return nil }
+        let count = Int(min(Int64(available), remaining))
+        return (buffer.readBytes(count), remaining - Int64(count))
+    }
 
     @inline(__always)
     static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {

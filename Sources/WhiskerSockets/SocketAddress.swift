@@ -101,20 +101,24 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             sin.sin_family = sa_family_t(AF_INET)
             sin.sin_port = UInt16(port).bigEndian
             inet_pton(AF_INET, host, &sin.sin_addr)
-            return try withUnsafePointer(to: &sin) { (pointer) throws(SocketError) -> Result in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SocketError) -> Result in
-                    try body(address, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            return try Self.withGenericPointer(to: &sin, body)
         case .v6(let host, let port):
             var sin6 = sockaddr_in6()
             sin6.sin6_family = sa_family_t(AF_INET6)
             sin6.sin6_port = UInt16(port).bigEndian
             inet_pton(AF_INET6, host, &sin6.sin6_addr)
-            return try withUnsafePointer(to: &sin6) { (pointer) throws(SocketError) -> Result in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SocketError) -> Result in
-                    try body(address, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
+            return try Self.withGenericPointer(to: &sin6, body)
+        }
+    }
+
+    /// Views a `sockaddr_in` or `sockaddr_in6` as the generic `sockaddr` the socket calls take.
+    private static func withGenericPointer<Address, Result>(
+        to address: inout Address,
+        _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SocketError) -> Result
+    ) throws(SocketError) -> Result {
+        try withUnsafePointer(to: &address) { (pointer) throws(SocketError) -> Result in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (generic) throws(SocketError) -> Result in
+                try body(generic, socklen_t(MemoryLayout<Address>.size))
             }
         }
     }

@@ -19,8 +19,18 @@ import WhiskerTesting
         }
     }
 
-    @Test func idleKeepAliveConnection_IsClosedQuietly() async throws {
+    @Test func silentConnection_IsClosedQuietly_AtTheIdleTimeout() async throws {
         let server = makeServer { $0.timeouts.idle = .milliseconds(200) }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            #expect(try await client.readUntilClose() == "", "an idle close sends nothing")
+        }
+    }
+
+    @Test func keepAliveConnection_IsClosedQuietly_AtTheIdleTimeoutAfterAResponse() async throws {
+        // Long enough that a loaded machine delivers the first request well inside it.
+        let server = makeServer { $0.timeouts.idle = .seconds(2) }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
