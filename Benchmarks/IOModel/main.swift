@@ -1,0 +1,120 @@
+// Which libdispatch I/O model should a connection use? The same minimal keep-alive HTTP server
+// (a fixed 13-byte response per request) written twice: with read/write sources over
+// non-blocking syscalls (what WhiskerSockets does), and with a DispatchIO stream channel.
+// Build: swiftc -O main.swift -o io-model    Run: ./io-model sources|io PORT    Load: wrk on loopback.
+// This is a measurement aid, not part of the library; see README.md beside it for the results.
+import Dispatch
+import Glibc
+
+let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 13\r\nContent-Type: text/plain\r\n\r\nHello, World!".utf8)
+let terminator = Array("\r\n\r\n".utf8)
+
+/// Counts complete request heads in `bytes` from `start`, returns (count, index after the last one).
+func completeHeads(_ bytes: [UInt8], from start: Int) -> (Int, Int) {
+    var count = 0
+    var consumed = start
+    var index = start
+    while index + 3 < bytes.count {
+        if bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            count += 1
+            index += 4
+            consumed = index
+        } else {
+            index += 1
+        }
+    }
+    return (count, consumed)
+}
+
+final class SourceConnection {
+    let fd: Int32
+    let source: any DispatchSourceRead
+    var pending: [UInt8] = []
+    var scratch = [UInt8](repeating: 0, count: 65536)
+
+    init(fd: Int32, queue: DispatchQueue) {
+        self.fd = fd
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [unowned self] in readable() }
+        source.setCancelHandler { [fd, self] in _ = self; close(fd) }
+        source.resume()
+    }
+
+    func readable() {
+        let n = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 {
+            if n < 0 && errno == EAGAIN { return }
+            source.cancel()
+            return
+        }
+        pending += scratch[0..<n]
+        let (count, consumed) = completeHeads(pending, from: 0)
+        pending.removeFirst(consumed)
+        guard count > 0 else { return }
+        var out: [UInt8] = []
+        for _ in 0..<count { out += response }
+        // Small responses fit the socket buffer; a full server would queue the rest on a write source.
+        _ = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+}
+
+final class IOConnection {
+    let channel: DispatchIO
+    var pending: [UInt8] = []
+    let queue: DispatchQueue
+
+    init(fd: Int32, queue: DispatchQueue) {
+        self.queue = queue
+        channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in close(fd) }
+        channel.setLimit(lowWater: 1)
+        channel.read(offset: 0, length: Int.max, queue: queue) { [self] done, data, error in
+            if let data, !data.isEmpty {
+                pending += Array(data)
+                let (count, consumed) = completeHeads(pending, from: 0)
+                pending.removeFirst(consumed)
+                if count > 0 {
+                    var out: [UInt8] = []
+                    for _ in 0..<count { out += response }
+                    let payload = out.withUnsafeBytes { DispatchData(bytes: $0) }
+                    channel.write(offset: 0, data: payload, queue: queue) { _, _, _ in }
+                }
+            }
+            if done { channel.close(flags: .stop) }
+        }
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let port = UInt16(arguments[2]), ["sources", "io"].contains(arguments[1]) else {
+    print("usage: io-model sources|io PORT")
+    exit(2)
+}
+signal(SIGPIPE, SIG_IGN)
+let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+var one: Int32 = 1
+setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+var address = sockaddr_in()
+address.sin_family = sa_family_t(AF_INET)
+address.sin_port = port.bigEndian
+address.sin_addr.s_addr = inet_addr("127.0.0.1")
+_ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+listen(listener, 1024)
+_ = fcntl(listener, F_SETFL, O_NONBLOCK)
+
+nonisolated(unsafe) var connections: [AnyObject] = []
+let acceptQueue = DispatchQueue(label: "accept")
+let acceptSource = DispatchSource.makeReadSource(fileDescriptor: listener, queue: acceptQueue)
+let useSources = arguments[1] == "sources"
+acceptSource.setEventHandler {
+    while true {
+        let fd = accept(listener, nil, nil)
+        guard fd >= 0 else { return }
+        _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let queue = DispatchQueue(label: "connection", target: .global())
+        connections.append(useSources ? SourceConnection(fd: fd, queue: queue) : IOConnection(fd: fd, queue: queue))
+    }
+}
+acceptSource.resume()
+print("io-model \(arguments[1]) listening on 127.0.0.1:\(port)")
+dispatchMain()
