@@ -18,9 +18,17 @@ extension HTTP1Connection {
             }
             response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
         }
-        guard case .stream(let length, let write) = response.body.storage else {
-            connection.run { $0.writeResponse(response, exchangeID: exchangeID) }
+        let length: Int64?
+        let write: @Sendable (ResponseBodyWriter) async throws -> Void
+        switch response.body.storage {
+        case .empty:
+            connection.run { $0.writeResponse(response.head, body: [], exchangeID: exchangeID) }
             return
+        case .bytes(let bytes):
+            connection.run { $0.writeResponse(response.head, body: bytes, exchangeID: exchangeID) }
+            return
+        case .stream(let streamLength, let streamWrite):
+            (length, write) = (streamLength, streamWrite)
         }
         connection.run { $0.writeStreamHead(response.head, length: length, exchangeID: exchangeID) }
         guard request.head.method != .head else {
@@ -69,15 +77,10 @@ extension HTTP1Connection {
     }
 
     /// Writes a whole response whose body is in memory.
-    func writeResponse(_ response: Response, exchangeID: UInt64) {
+    func writeResponse(_ response: HTTPResponse, body: ArraySlice<UInt8>, exchangeID: UInt64) {
         guard let exchange = current(exchangeID), !exchange.isResponseStarted else { return }
-        let body: ArraySlice<UInt8>
-        switch response.body.storage {
-        case .empty: body = []
-        case .bytes(let bytes): body = bytes
-        case .stream: preconditionFailure("streamed bodies go through writeStreamHead")
-        }
-        var (framing, head) = startResponse(response.head, bodyLength: Int64(body.count), exchange: exchange)
+        defer { updateTimer() }
+        var (framing, head) = startResponse(response, bodyLength: Int64(body.count), exchange: exchange)
         let completion: SocketConnection.WriteCompletion = { [self] error in
             if error == nil { responseWritten(exchangeID: exchangeID) }
         }
@@ -100,6 +103,7 @@ extension HTTP1Connection {
         let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
         let (_, bytes) = startResponse(head, bodyLength: length, exchange: exchange)
         socket.write(bytes[...])
+        updateTimer()
     }
 
     /// Writes one chunk of a streamed body; `completion` runs once it is in the kernel.
@@ -129,6 +133,8 @@ extension HTTP1Connection {
         } else {
             socket.write(bytes, completion: written)
         }
+        // A client that stops reading blocks this write: the write-stall deadline starts now.
+        updateTimer()
     }
 
     /// Ends a streamed body.

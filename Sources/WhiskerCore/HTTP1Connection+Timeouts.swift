@@ -16,7 +16,7 @@ extension HTTP1Connection {
             return (.write, blocked.adding(timeouts.write))
         }
         if let exchange {
-            guard !exchange.isBodyComplete, !exchange.isBodyPaused, !exchange.isResponseComplete || exchange.body == nil else { return nil }
+            guard !exchange.isBodyComplete, !exchange.isBodyPaused else { return nil }
             if exchange.head.expectsContinue && !exchange.isContinueSent { return nil }
             return (.requestBody, lastReadAt.adding(timeouts.requestBody))
         }

@@ -195,13 +195,19 @@ final class HTTP1Connection {
             }
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
-            writeResponse(
+            writeLocalResponse(
                 ResponseHeadWriter.rejection(HTTPRejection(.methodNotAllowed, "\(head.request.method.rawValue) is not allowed here; allowed: \(allow)"), extraFields: [.allow: allow]),
                 exchangeID: exchange.id
             )
         case .notFound:
-            writeResponse(ResponseHeadWriter.rejection(HTTPRejection(.notFound, "no route for \(pathOnly)")), exchangeID: exchange.id)
+            writeLocalResponse(ResponseHeadWriter.rejection(HTTPRejection(.notFound, "no route for \(pathOnly)")), exchangeID: exchange.id)
         }
+    }
+
+    /// Answers without a handler (404, 405); the request's body, if any, is drained or the connection closed.
+    private func writeLocalResponse(_ response: Response, exchangeID: UInt64) {
+        guard case .bytes(let body) = response.body.storage else { return }
+        writeResponse(response.head, body: body, exchangeID: exchangeID)
     }
 
     /// The handler asked for body bytes: send `100 Continue` if the client waits for it, and

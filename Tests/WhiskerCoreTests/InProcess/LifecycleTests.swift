@@ -61,6 +61,33 @@ import WhiskerTesting
         }
     }
 
+    @Test func clientThatStopsReading_IsDisconnectedAtTheWriteTimeout_AndTheStreamFails() async throws {
+        let failed = Signal<Int>()
+        let server = makeServer { $0.timeouts.write = .milliseconds(300) }
+        try server.register(method: .get, path: "/endless") { _ in
+            Response(status: .ok, body: ResponseBody(length: nil) { writer in
+                let piece = [UInt8](repeating: 0x61, count: 64 * 1024)
+                var written = 0
+                do {
+                    while true {
+                        try await writer.write(piece)
+                        written += piece.count
+                    }
+                } catch {
+                    failed.fire(written)
+                    throw error
+                }
+            })
+        }
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /endless HTTP/1.1\r\nHost: x\r\n\r\n")
+            // Never read: the kernel buffers fill, the server's write blocks, the deadline passes.
+            let written = try #require(await failed.wait(), "the stalled write was not timed out")
+            #expect(written < 64 * 1024 * 1024, "backpressure stopped the producer long before this")
+        }
+    }
+
     @Test func clientDisconnectMidRequest_CancelsTheHandler() async throws {
         let started = Signal<Void>()
         let cancelled = Signal<Void>()
