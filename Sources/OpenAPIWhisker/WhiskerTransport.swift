@@ -44,7 +44,7 @@ public struct WhiskerTransport: ServerTransport {
             }
             do {
                 let (response, responseBody) = try await handler(request.head, body, ServerRequestMetadata(pathParameters: parameters))
-                return Response(head: response, body: ResponseBody(responseBody))
+                return Response(head: response, body: try await ResponseBody.collectingSmall(responseBody))
             } catch {
                 guard let convertible = error as? any HTTPResponseConvertible else { throw error }
                 return Self.response(for: convertible, error: error, request: request.head, logger: logger)
@@ -72,6 +72,10 @@ public struct WhiskerTransport: ServerTransport {
 }
 
 extension ResponseBody {
+    /// The largest known-length body collected into memory before the head is written; larger
+    /// and unknown-length bodies stream.
+    static let collectLimit: Int64 = 64 * 1024
+
     /// Streams an OpenAPI `HTTPBody` chunk by chunk, each written before the next is pulled.
     init(_ body: HTTPBody?) {
         guard let body else {
@@ -82,5 +86,15 @@ extension ResponseBody {
         self.init(length: length) { writer in
             for try await chunk in body { try await writer.write(chunk) }
         }
+    }
+
+    /// Like ``init(_:)``, but a small body of known length (the usual JSON or text response) is
+    /// collected first, so that it leaves with its head in one write and without a stream.
+    static func collectingSmall(_ body: HTTPBody?) async throws -> ResponseBody {
+        guard let body, case .known(let length) = body.length, length <= collectLimit else { return ResponseBody(body) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(length))
+        for try await chunk in body { bytes += chunk }
+        return ResponseBody(bytes: bytes)
     }
 }

@@ -35,6 +35,7 @@ final class ConnectionRegistry: Sendable {
         // Target the non-overcommit global queue: a serial queue's default target is the overcommit
         // root queue, which starts a new thread whenever work waits (130 threads under 64 connections).
         let queue = DispatchQueue(label: "whisker.connection", target: .global())
+        QueueBound<HTTP1Connection>.markOwned(queue)
         let socketConnection = SocketConnection(socket: socket, queue: queue)
         let connection = HTTP1Connection(socket: socketConnection, context: context)
         let id = ObjectIdentifier(connection)

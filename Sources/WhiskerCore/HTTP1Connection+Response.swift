@@ -89,7 +89,7 @@ extension HTTP1Connection {
                 head.append(contentsOf: body)
                 socket.write(head[...], completion: completion)
             } else {
-                socket.write(head[...])
+                socket.write(head[...], flush: false)
                 socket.write(body, completion: completion)
             }
         } else {
@@ -101,8 +101,10 @@ extension HTTP1Connection {
     func writeStreamHead(_ head: HTTPResponse, length: Int64?, exchangeID: UInt64) {
         guard let exchange = current(exchangeID), !exchange.isResponseStarted else { return }
         let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
-        let (_, bytes) = startResponse(head, bodyLength: length, exchange: exchange)
-        socket.write(bytes[...])
+        let (framing, bytes) = startResponse(head, bodyLength: length, exchange: exchange)
+        // A body of known length follows soon: the head leaves with its first chunk. A stream of
+        // unknown length (server-sent events, say) may wait long for a chunk: the head goes now.
+        socket.write(bytes[...], flush: framing.chunked || !framing.sendsBody)
         updateTimer()
     }
 
@@ -127,8 +129,8 @@ extension HTTP1Connection {
             completion(error == nil ? nil : ResponseBodyError.connectionClosed)
         }
         if framing.chunked {
-            socket.write(ArraySlice("\(String(bytes.count, radix: 16))\r\n".utf8))
-            socket.write(bytes)
+            socket.write(ArraySlice("\(String(bytes.count, radix: 16))\r\n".utf8), flush: false)
+            socket.write(bytes, flush: false)
             socket.write(ArraySlice("\r\n".utf8), completion: written)
         } else {
             socket.write(bytes, completion: written)

@@ -190,7 +190,9 @@ final class HTTP1Connection {
                 }
             }
             let request = Request(head: head.request, body: body, pathParameters: parameters, peer: socket.peer)
-            exchange.task = Task(executorPreference: executor) { [bound, id = exchange.id, logger] in
+            // Starts on this thread and runs until the handler first suspends (often never, for
+            // a small handler): no hand-off to another thread. It resumes on this queue.
+            exchange.task = Task.immediate(executorPreference: executor) { [bound, id = exchange.id, logger] in
                 await HTTP1Connection.run(handler, request: request, connection: bound, exchangeID: id, logger: logger)
             }
         case .methodNotAllowed(let allowed):

@@ -139,12 +139,14 @@ public final class SocketConnection {
 
     // MARK: Writing
 
-    /// Queues `bytes` and writes as much as the kernel takes now.
+    /// Queues `bytes` and, unless `flush` is false, writes as much as the kernel takes now.
     /// - Parameters:
     ///   - bytes: The bytes; not copied.
+    ///   - flush: Pass false to hold the bytes until the next write that flushes, so that
+    ///     several pieces (a head and a body, a chunk and its framing) leave in one `sendmsg`.
     ///   - completion: Called on the queue once the bytes are in the kernel, or with the error that
     ///     stopped them (also when the connection closes first).
-    public func write(_ bytes: ArraySlice<UInt8>, completion: WriteCompletion? = nil) {
+    public func write(_ bytes: ArraySlice<UInt8>, flush: Bool = true, completion: WriteCompletion? = nil) {
         assertOnQueue()
         guard !isClosed else {
             completion?(SocketError(call: "write", code: EPIPE))
@@ -156,7 +158,7 @@ public final class SocketConnection {
         }
         pending.append(PendingWrite(bytes: bytes, completion: completion))
         pendingBytes += bytes.count
-        if !isWriteSourceRunning { flush() }
+        if flush && !isWriteSourceRunning { self.flush() }
     }
 
     private func flush() {
