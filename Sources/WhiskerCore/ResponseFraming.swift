@@ -49,7 +49,11 @@ public enum ResponseHeadWriter {
     public static func head(_ response: HTTPResponse, framing: ResponseFraming, isHTTP11: Bool, dateLine: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        bytes.append(contentsOf: "HTTP/1.1 \(response.status.code) \(response.status.wireReasonPhrase)\r\n".utf8)
+        if response.status.code == 200 && (response.status.reasonPhrase.isEmpty || response.status.reasonPhrase == "OK") {
+            bytes.append(contentsOf: Self.okStatusLine)
+        } else {
+            bytes.append(contentsOf: "HTTP/1.1 \(response.status.code) \(response.status.wireReasonPhrase)\r\n".utf8)
+        }
         for field in response.headerFields {
             switch field.name {
             case .contentLength, .transferEncoding, .connection, .date: continue
@@ -62,7 +66,9 @@ public enum ResponseHeadWriter {
         }
         bytes.append(contentsOf: dateLine)
         if let length = framing.contentLength {
-            bytes.append(contentsOf: "Content-Length: \(length)\r\n".utf8)
+            bytes.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(length, to: &bytes)
+            bytes.append(contentsOf: "\r\n".utf8)
         } else if framing.chunked {
             bytes.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
         }
@@ -73,6 +79,26 @@ public enum ResponseHeadWriter {
         }
         bytes.append(contentsOf: "\r\n".utf8)
         return bytes
+    }
+
+    /// The status line of almost every response, made once.
+    private static let okStatusLine = Array("HTTP/1.1 200 OK\r\n".utf8)
+
+    /// Appends the decimal digits of a non-negative number without making a `String`.
+    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = UInt64(max(value, 0))
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
     }
 
     /// The plain-text response for a rejected request.

@@ -22,7 +22,8 @@ public struct Router<Value: Sendable>: Sendable {
     }
 
     private struct Node: Sendable {
-        var literals: [String: Int] = [:]
+        /// Keyed by `Substring` so that a lookup with a segment of the request path allocates nothing.
+        var literals: [Substring: Int] = [:]
         /// Sorted most specific first.
         var patterns: [(pattern: SegmentPattern, node: Int)] = []
         var handlers: [HTTPRequest.Method: Entry] = [:]
@@ -47,11 +48,11 @@ public struct Router<Value: Sendable>: Sendable {
         for segment in template.segments {
             switch segment {
             case .literal(let text):
-                if let next = nodes[current].literals[text] {
+                if let next = nodes[current].literals[text[...]] {
                     current = next
                 } else {
                     nodes.append(Node())
-                    nodes[current].literals[text] = nodes.count - 1
+                    nodes[current].literals[text[...]] = nodes.count - 1
                     current = nodes.count - 1
                 }
             case .pattern(let pattern):
@@ -101,7 +102,7 @@ public struct Router<Value: Sendable>: Sendable {
             return nil
         }
         let rest = segments.dropFirst()
-        if let next = node.literals[String(segment)],
+        if let next = node.literals[segment],
            let entry = search(node: next, segments: rest, method: method, captures: &captures, allowed: &allowed) {
             return entry
         }
