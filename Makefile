@@ -85,3 +85,18 @@ test-demo: build-demo
 # clean: every build folder of the library and the demo.
 clean:
 	rm -rf .build $(DEMO)/.build $(RUN_SCRATCH)
+
+# bench: the CatService on Whisker, Hummingbird 2 and Vapor 4, side by side (Benchmarks/bench.sh;
+# not part of `make test`). The first run builds the peers in release (5 to 12 minutes each, once per
+# machine); Whisker's benchmark server is rebuilt incrementally every run. BENCH_ROUNDS (3),
+# BENCH_DURATION (5 s a scenario) and the other settings are described in Benchmarks/README.md;
+# e.g. `make bench BENCH_ROUNDS=5`. Results: Benchmarks/.results/ (latest.md is the last table).
+.PHONY: bench
+bench:
+	@if ! command -v wrk >/dev/null; then \
+	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
+	    echo "bench: installing wrk"; \
+	    $$sudo apt-get update; \
+	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk; \
+	fi
+	bash Benchmarks/bench.sh

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Benchmarks/build.sh SERVER...: release build of the benchmark servers (whisker, hummingbird, vapor).
+#
+# Each server is a package under Benchmarks/cat-service-<server>/ built in release into its own scratch path,
+# Benchmarks/cat-service-<server>/.build-release (git-ignored). A build into an empty scratch path is a clean
+# build: its wall time is written next to the binary, in <binary>.build-seconds, so that bench.sh
+# can report it later without rebuilding. The peers (hummingbird, vapor) are built only when their
+# binary is missing (5 to 12 minutes each); whisker, whose sources change, is rebuilt
+# incrementally each time (BENCH_CLEAN_WHISKER=1 removes its scratch path first, for a fresh clean
+# build time). Prints the binary's path as the last line of standard output.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if ! command -v swift >/dev/null; then export PATH="$PATH:/opt/swift/usr/bin"; fi
+# Same environment scrub as the Makefile: SwiftPM rebuilds build plugins when the environment changes.
+SWIFT=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u MAKE_TERMOUT -u MAKE_TERMERR swift)
+
+build_one() {
+    local server=$1 dir product
+    case $server in
+        whisker)     dir=$here/cat-service-whisker;     product=cat-service-whisker ;;
+        hummingbird) dir=$here/cat-service-hummingbird; product=cat-service-hummingbird ;;
+        vapor)       dir=$here/cat-service-vapor;       product=cat-service-vapor ;;
+        *) echo "build.sh: unknown server '$server' (whisker, hummingbird, vapor)" >&2; return 2 ;;
+    esac
+    local scratch=$dir/.build-release
+    local bin=$scratch/release/$product
+    if [[ $server == whisker && ${BENCH_CLEAN_WHISKER:-0} == 1 ]]; then rm -rf "$scratch"; fi
+    if [[ $server != whisker && -x $bin ]]; then
+        echo "build.sh: $product present, not rebuilding ($bin)" >&2
+        echo "$bin"; return 0
+    fi
+    # A clean build that failed part way (say, a compile error in main.swift) leaves its time in
+    # $partial; the build that completes it adds its own, so the sum still stands for a clean build.
+    local clean=0 partial=$scratch/.bench-partial-clean-build attempts=1 before=0
+    [[ -d $scratch ]] || clean=1
+    if ((!clean)) && [[ -r $partial ]]; then
+        clean=1; read -r before attempts <"$partial"; attempts=$((attempts + 1))
+    fi
+    echo "build.sh: building $product (release$( ((clean)) && echo ", clean"))..." >&2
+    local start=$SECONDS
+    if ! "${SWIFT[@]}" build --package-path "$dir" --scratch-path "$scratch" -c release --product "$product" >&2; then
+        if ((clean)); then mkdir -p "$scratch" && echo "$((before + SECONDS - start)) $attempts" >"$partial"; fi
+        return 1
+    fi
+    local took=$((before + SECONDS - start))
+    if ((clean)); then
+        rm -f "$partial"
+        printf '%s\n' "$took" >"$bin.build-seconds"
+        printf 'clean release build of %s: %s s%s, finished %s (%s; %s cores, load average then %s)\n' \
+            "$product" "$took" "$( ((attempts > 1)) && echo " (in $attempts attempts)")" "$(date -u +%FT%TZ)" \
+            "$(swift --version 2>&1 | head -1 | sed 's/ (.*//')" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" >"$bin.build-info"
+    fi
+    echo "build.sh: $product built in ${took}s" >&2
+    echo "$bin"
+}
+
+(($#)) || set -- whisker hummingbird vapor
+for s in "$@"; do build_one "$s"; done

@@ -1,0 +1,1 @@
+../../../Shared/CatHandler+BenchClip.swift
