@@ -183,11 +183,8 @@ final class HTTP1Connection {
                     bound.run { $0.bodyDemanded(exchangeID: id) }
                 }
                 exchange.body = channel
-                if case .length(let length) = head.framing {
-                    body = RequestBody(length: length, channel: channel)
-                } else {
-                    body = RequestBody(length: nil, channel: channel)
-                }
+                let length: Int64? = if case .length(let length) = head.framing { length } else { nil }
+                body = RequestBody(length: length, channel: channel)
             }
             let request = Request(head: head.request, body: body, pathParameters: parameters, peer: socket.peer)
             // Starts on this thread and runs until the handler first suspends (often never, for

@@ -29,7 +29,6 @@ public final class SocketConnection {
     private var onReadable: (() -> Void)?
     private var pending: [PendingWrite] = []
     private var pendingHead = 0
-    private var pendingBytes = 0
     private var lingerState: LingerState = .none
     private var sourcesToCancel = 0
     /// True once ``close()`` ran: nothing more is read or written.
@@ -40,9 +39,6 @@ public final class SocketConnection {
     /// Since when queued bytes have been waiting for the kernel to take more (the last time a
     /// blocked write made progress); `nil` while writes are not blocked.
     public private(set) var writeBlockedSince: DispatchTime?
-
-    /// Bytes queued but not yet written to the kernel.
-    public var bufferedWriteBytes: Int { pendingBytes }
 
     /// Called when a queued write has reached the kernel (`nil`) or failed.
     public typealias WriteCompletion = (SocketError?) -> Void
@@ -112,9 +108,6 @@ public final class SocketConnection {
         readSource.resume()
     }
 
-    /// True while reading is paused.
-    public var isReadingPaused: Bool { isReadPaused }
-
     /// The outcome of one ``read(into:)``.
     public enum ReadResult: Equatable {
         /// This many bytes were appended to the buffer.
@@ -152,12 +145,11 @@ public final class SocketConnection {
             completion?(SocketError(call: "write", code: EPIPE))
             return
         }
-        if bytes.isEmpty && pendingBytes == 0 {
+        if bytes.isEmpty && pendingHead == pending.count {
             completion?(nil)
             return
         }
         pending.append(PendingWrite(bytes: bytes, completion: completion))
-        pendingBytes += bytes.count
         if flush && !isWriteSourceRunning { self.flush() }
     }
 
@@ -170,14 +162,13 @@ public final class SocketConnection {
                 result = try gatherWrite()
             } catch {
                 completed.removeAll()
-                fail(error)
+                close(failingWritesWith: error)
                 return
             }
             guard case .done(var written) = result else {
                 startWriteSource()
                 return
             }
-            pendingBytes -= written
             if isWriteSourceRunning && written > 0 { writeBlockedSince = .now() }
             while written > 0 || (pendingHead < pending.count && pending[pendingHead].bytes.isEmpty) {
                 let count = pending[pendingHead].bytes.count
@@ -246,14 +237,6 @@ public final class SocketConnection {
         writeSource.suspend()
     }
 
-    private func fail(_ error: SocketError) {
-        let failed = pending[pendingHead...].compactMap(\.completion)
-        pending.removeAll()
-        pendingHead = 0
-        pendingBytes = 0
-        close()
-        for completion in failed { completion(error) }
-    }
 
     // MARK: Closing
 
@@ -300,6 +283,11 @@ public final class SocketConnection {
     /// Closes now: queued writes fail, the sources are cancelled, and the descriptor is closed in
     /// their cancel handlers. Calls ``onClose`` once.
     public func close() {
+        close(failingWritesWith: SocketError(call: "write", code: EPIPE))
+    }
+
+    /// Closes, completing every queued write with `error`.
+    private func close(failingWritesWith error: SocketError) {
         assertOnQueue()
         guard !isClosed else { return }
         isClosed = true
@@ -307,7 +295,6 @@ public final class SocketConnection {
         let failed = pending[pendingHead...].compactMap(\.completion)
         pending.removeAll()
         pendingHead = 0
-        pendingBytes = 0
         if let readSource {
             if isReadPaused { readSource.resume() }
             readSource.cancel()
@@ -319,7 +306,7 @@ public final class SocketConnection {
         if sourcesToCancel == 0 { Glibc.close(fd) }
         let onClose = self.onClose
         self.onClose = nil
-        for completion in failed { completion(SocketError(call: "write", code: EPIPE)) }
+        for completion in failed { completion(error) }
         onClose?()
     }
 
