@@ -26,6 +26,9 @@ build_one() {
     local scratch=$dir/.build-release
     local bin=$scratch/release/$product
     if [[ $server == whisker && ${BENCH_CLEAN_WHISKER:-0} == 1 ]]; then rm -rf "$scratch"; fi
+    # An incremental build reuses its build plan, which lists the path dependency's source files:
+    # a file added to Whisker since would not be compiled ("cannot find X in scope"). Re-plan.
+    if [[ $server == whisker ]]; then rm -f "$scratch/release.yaml" "$scratch/release/description.json"; fi
     if [[ $server != whisker && -x $bin ]]; then
         echo "build.sh: $product present, not rebuilding ($bin)" >&2
         echo "$bin"; return 0

@@ -6,32 +6,41 @@ import Musl
 
 /// A growable byte buffer that a socket reads into and a parser consumes from the front.
 ///
-/// Readable bytes are `storage[readerIndex..<writerIndex]`. Space is reclaimed by moving the
-/// unread bytes to the front before growing, and the buffer returns to its initial capacity
-/// once it is empty, so one large request does not pin memory for the connection's lifetime.
+/// Readable bytes are `storage[readerIndex..<writerIndex]`. Memory follows what the peer sends:
+/// nothing is allocated until the first read, a read asks for `initialCapacity` bytes and
+/// doubles that (up to the caller's chunk) only after a read filled all the space it was given,
+/// and an empty buffer that grew past four times its initial capacity is released. So an idle
+/// keep-alive connection holds a few KiB, and one large upload does not pin 64 KiB for the
+/// connection's lifetime. Space is never zero-filled.
 public struct ReadBuffer: Sendable {
-    @usableFromInline var storage: [UInt8]
+    @usableFromInline var storage: [UInt8] = []
     /// The index of the first unread byte.
     public private(set) var readerIndex = 0
     /// The index one past the last byte read in.
     public private(set) var writerIndex = 0
     private let initialCapacity: Int
+    /// How much free space the next ``read(from:chunk:)`` asks for.
+    private var nextReadSize: Int
 
-    /// Creates an empty buffer.
-    /// - Parameter capacity: The initial (and resting) capacity in bytes.
-    public init(capacity: Int = 16 * 1024) {
+    /// Creates an empty buffer; it allocates on the first read or append.
+    /// - Parameter capacity: The first read's size and the resting capacity, in bytes.
+    public init(capacity: Int = 4 * 1024) {
+        precondition(capacity > 0, "a read buffer needs a positive capacity")
         initialCapacity = capacity
-        storage = [UInt8](repeating: 0, count: capacity)
+        nextReadSize = capacity
     }
 
     /// Creates a buffer holding `bytes`, for tests and for parsing in memory.
     public init(_ bytes: some Sequence<UInt8>) {
-        self.init(capacity: 16 * 1024)
+        self.init()
         append(contentsOf: bytes)
     }
 
     /// The number of unread bytes.
     @inlinable public var readableBytes: Int { writerIndex - readerIndex }
+
+    /// The bytes of memory the buffer holds now (read or free).
+    public var capacity: Int { storage.count }
 
     /// Marks `count` bytes at the front as consumed.
     public mutating func moveReaderIndex(forwardBy count: Int) {
@@ -40,7 +49,10 @@ public struct ReadBuffer: Sendable {
         if readerIndex == writerIndex {
             readerIndex = 0
             writerIndex = 0
-            if storage.count > initialCapacity * 4 { storage = [UInt8](repeating: 0, count: initialCapacity) }
+            if storage.count > initialCapacity * 4 {
+                storage = []
+                nextReadSize = initialCapacity
+            }
         }
     }
 
@@ -70,7 +82,8 @@ public struct ReadBuffer: Sendable {
         }
     }
 
-    /// Ensures at least `minimum` bytes of free space after the readable bytes.
+    /// Ensures at least `minimum` bytes of free space after the readable bytes, first by moving
+    /// the unread bytes to the front, then by doubling the storage.
     mutating func reserveWritable(_ minimum: Int) {
         if storage.count - writerIndex >= minimum { return }
         if readerIndex > 0 {
@@ -83,21 +96,33 @@ public struct ReadBuffer: Sendable {
             writerIndex = count
             if storage.count - writerIndex >= minimum { return }
         }
-        var newCount = max(storage.count, 1)
+        var newCount = max(storage.count, initialCapacity)
         while newCount - writerIndex < minimum { newCount *= 2 }
-        storage.append(contentsOf: repeatElement(0, count: newCount - storage.count))
+        let used = writerIndex
+        storage = storage.withUnsafeBufferPointer { old in
+            // UInt8 is trivial, so leaving the free space uninitialised is sound; it is only
+            // ever read after `read(2)` or `append` wrote it.
+            [UInt8](unsafeUninitializedCapacity: newCount) { new, initialized in
+                if used > 0, let from = old.baseAddress, let to = new.baseAddress { memcpy(to, from, used) }
+                initialized = newCount
+            }
+        }
     }
 
-    /// Reads once from `fd` into the free space, growing by up to `chunk` bytes.
+    /// Reads once from `fd` into the free space. Asks for the current read size, and doubles it
+    /// (up to `chunk`) when the kernel filled all of it, as a sign that more is waiting.
     /// - Returns: The byte count, 0 at end of stream, or ``IOResult/wouldBlock``.
     mutating func read(from fd: Int32, chunk: Int) throws(SocketError) -> IOResult<Int> {
-        reserveWritable(chunk)
+        reserveWritable(min(nextReadSize, chunk))
         let start = writerIndex
         let space = storage.count - start
         let result = try storage.withUnsafeMutableBufferPointer { (buffer) throws(SocketError) -> IOResult<Int> in
             try systemCall("read") { Glibc.read(fd, buffer.baseAddress! + start, space) }
         }
-        if case .done(let count) = result { writerIndex += count }
+        if case .done(let count) = result {
+            writerIndex += count
+            if count == space && nextReadSize < chunk { nextReadSize = min(nextReadSize * 2, chunk) }
+        }
         return result
     }
 }

@@ -259,9 +259,8 @@ public final class SocketConnection {
         } else {
             resumeReading()
         }
-        let bound = QueueBound(self, queue: queue)
-        queue.asyncAfter(deadline: .now() + linger) { bound.run { $0.close() } }
         discardInput()
+        if !isClosed { LingerDeadlines.shared.add(self, deadline: .now() + linger) }
     }
 
     private func discardInput() {
@@ -292,6 +291,7 @@ public final class SocketConnection {
         guard !isClosed else { return }
         isClosed = true
         onReadable = nil
+        if case .discarding = lingerState { LingerDeadlines.shared.remove(self) }
         let failed = pending[pendingHead...].compactMap(\.completion)
         pending.removeAll()
         pendingHead = 0

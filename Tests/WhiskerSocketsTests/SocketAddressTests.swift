@@ -28,18 +28,3 @@ import WhiskerSockets
         #expect(throws: SocketAddressError.self) { try SocketAddress(host: "127.0.0.1", port: -1) }
     }
 }
-
-@Suite struct ReadBufferTests {
-    @Test func consumedBytesAreReclaimed_AndUnreadBytesSurviveGrowth() {
-        var buffer = ReadBuffer(capacity: 8)
-        buffer.append(contentsOf: Array("abcdefgh".utf8))
-        buffer.moveReaderIndex(forwardBy: 6)
-        buffer.append(contentsOf: Array("ijklmnopqrstuvwxyz".utf8))
-        #expect(buffer.readableBytes == 20)
-        #expect(buffer.withUnsafeReadableBytes { Array($0) } == Array("ghijklmnopqrstuvwxyz".utf8))
-        #expect(buffer.readBytes(3) == Array("ghi".utf8)[...])
-        buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-        #expect(buffer.readableBytes == 0)
-        #expect(buffer.readerIndex == 0 && buffer.writerIndex == 0, "an empty buffer starts over at the front")
-    }
-}

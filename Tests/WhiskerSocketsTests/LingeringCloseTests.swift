@@ -1,0 +1,92 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import WhiskerSockets
+
+/// `closeAfterFlush` shuts down the write side and reads until the peer closes, so that input the
+/// server never read does not turn the close into a reset that destroys the response.
+@Suite struct LingeringCloseTests {
+    @Test func peerThatCloses_EndsTheLinger_AndItsDeadlineIsForgotten() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        let events = AsyncStream.makeStream(of: String.self)
+        connection.run { connection in
+            connection.onClose = { events.continuation.yield("closed, deadline pending: \(LingerDeadlines.shared.contains(connection))") }
+            connection.write(Array("bye".utf8)[...])
+            connection.closeAfterFlush(linger: .seconds(60))
+            events.continuation.yield("lingering, deadline pending: \(LingerDeadlines.shared.contains(connection))")
+        }
+        var iterator = events.stream.makeAsyncIterator()
+        #expect(await iterator.next() == "lingering, deadline pending: true", "a peer that has not closed has a deadline")
+        #expect(readAll(client) == Array("bye".utf8), "the response, then end of stream")
+        shutdown(client, Int32(SHUT_WR))
+        // Closed when the peer closed, not after 60 s, and no pending deadline holds the connection.
+        #expect(await iterator.next() == "closed, deadline pending: false")
+    }
+
+    @Test func peerThatNeverCloses_IsClosedAtTheDeadline() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        let closed = AsyncStream.makeStream(of: Void.self)
+        connection.run { connection in
+            connection.onClose = { closed.continuation.yield() }
+            connection.write(Array("bye".utf8)[...])
+            connection.closeAfterFlush(linger: .milliseconds(100))
+        }
+        var iterator = closed.stream.makeAsyncIterator()
+        #expect(await iterator.next() != nil, "the deadline closes a peer that keeps its side open")
+        #expect(readAll(client) == Array("bye".utf8))
+    }
+
+    @Test func unreadInputFromThePeer_DoesNotResetAwayTheResponse() async throws {
+        // The client's small receive buffer keeps most of the response in the server's send queue
+        // after the write completed, which is what a reset would throw away.
+        let (client, connection) = try await connectedPair(clientReceiveBuffer: 16 * 1024, serverSendBuffer: 512 * 1024)
+        defer { close(client) }
+        // The peer sent bytes the server never reads (a body it refused, say).
+        let junk = [UInt8](repeating: 0x61, count: 10_000)
+        #expect(junk.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == junk.count)
+        let response = [UInt8](repeating: 0x62, count: 300_000)
+        let flushed = AsyncStream.makeStream(of: Void.self)
+        connection.run { connection in
+            connection.write(response[...]) { _ in flushed.continuation.yield() }
+            connection.closeAfterFlush(linger: .seconds(5))
+        }
+        var iterator = flushed.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        // The whole response and a clean end of stream, not ECONNRESET part way.
+        let received = readAll(client)
+        #expect(received.count == response.count)
+    }
+}
+
+/// A loopback TCP connection: the client's blocking descriptor and the server side as a `SocketConnection`.
+private func connectedPair(clientReceiveBuffer: Int32? = nil, serverSendBuffer: Int32? = nil) async throws -> (Int32, QueueBound<SocketConnection>) {
+    let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
+    defer { listener.stop() }
+    let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
+    listener.start { continuation.yield($0) }
+    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    if var size = clientReceiveBuffer { setsockopt(client, SOL_SOCKET, SO_RCVBUF, &size, 4) }
+    try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
+        #expect(connect(client, address, length) == 0)
+    }
+    var iterator = accepted.makeAsyncIterator()
+    let socket = try #require(await iterator.next())
+    if var size = serverSendBuffer { setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, 4) }
+    let queue = DispatchQueue(label: "test.connection")
+    return (client, QueueBound(SocketConnection(socket: socket, queue: queue), queue: queue))
+}
+
+/// Reads until end of stream; stops at an error (a reset) with what arrived before it.
+private func readAll(_ fd: Int32) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { return bytes }
+        bytes += chunk[0..<count]
+    }
+}
