@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WhiskerSockets", targets: ["WhiskerSockets"]),
+        .library(name: "WhiskerTLS", targets: ["WhiskerTLS"]),
         .library(name: "WhiskerCore", targets: ["WhiskerCore"]),
         .library(name: "OpenAPIWhisker", targets: ["OpenAPIWhisker"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
@@ -20,11 +21,18 @@ let package = Package(
     ],
     targets: [
         .target(name: "CWhiskerSystem"),
+        // OpenSSL 3 from the system (Debian: libssl-dev); shim.h wraps the macros Swift cannot call.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         .target(name: "WhiskerSockets", dependencies: ["CWhiskerSystem"]),
+        .target(
+            name: "WhiskerTLS",
+            dependencies: ["WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "WhiskerCore",
             dependencies: [
                 "WhiskerSockets",
+                "WhiskerTLS",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -40,13 +48,17 @@ let package = Package(
         ),
         .target(
             name: "WhiskerTesting",
-            dependencies: ["WhiskerCore", "WhiskerSockets", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: ["WhiskerCore", "WhiskerSockets", "COpenSSL", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
         .testTarget(
+            name: "WhiskerTLSTests",
+            dependencies: ["WhiskerTLS", "WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
             name: "WhiskerCoreTests",
             dependencies: [
-                "WhiskerCore", "WhiskerSockets", "WhiskerTesting",
+                "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -62,7 +74,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

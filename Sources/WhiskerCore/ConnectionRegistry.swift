@@ -3,6 +3,7 @@ import Dispatch
 import Logging
 import Synchronization
 import WhiskerSockets
+import WhiskerTLS
 
 /// What every connection of a running server shares: routes, configuration, logger. Immutable.
 struct ServerContext: Sendable {
@@ -31,13 +32,25 @@ final class ConnectionRegistry: Sendable {
 
     /// Serves an accepted socket on a new serial queue, or answers 503 and closes it when the
     /// server is at its connection limit or shutting down.
-    func accept(_ socket: Socket) {
+    func accept(_ socket: Socket, tls: TLSContext?) {
         // Target the non-overcommit global queue: a serial queue's default target is the overcommit
         // root queue, which starts a new thread whenever work waits (130 threads under 64 connections).
         let queue = DispatchQueue(label: "whisker.connection", target: .global())
         QueueBound<HTTP1Connection>.markOwned(queue)
         let socketConnection = SocketConnection(socket: socket, queue: queue)
-        let connection = HTTP1Connection(socket: socketConnection, context: context)
+        let stream: any ByteStream
+        if let tls {
+            do {
+                stream = try TLSStream(socket: socketConnection, context: tls, logger: context.logger)
+            } catch {
+                context.logger.error("cannot start TLS", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+                QueueBound(socketConnection, queue: queue).run { $0.close() }
+                return
+            }
+        } else {
+            stream = socketConnection
+        }
+        let connection = HTTP1Connection(socket: stream, context: context)
         let id = ObjectIdentifier(connection)
         let admitted = state.withLock { state in
             guard !state.isShuttingDown, state.connections.count < context.configuration.limits.maxConnections else { return false }

@@ -8,7 +8,7 @@ import WhiskerSockets
 /// them is written). All state lives on the socket's serial queue; handlers run as tasks and
 /// reach back only through ``QueueBound``.
 final class HTTP1Connection {
-    let socket: SocketConnection
+    let socket: any ByteStream
     let context: ServerContext
     var queue: DispatchQueue { socket.queue }
 
@@ -34,7 +34,7 @@ final class HTTP1Connection {
 
     var logger: Logger { context.logger }
 
-    init(socket: SocketConnection, context: ServerContext) {
+    init(socket: any ByteStream, context: ServerContext) {
         self.socket = socket
         self.context = context
         self.parser = HTTP1RequestParser(limits: context.configuration.limits)

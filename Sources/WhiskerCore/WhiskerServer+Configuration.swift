@@ -1,4 +1,5 @@
 public import Logging
+public import WhiskerTLS
 
 extension WhiskerServer {
     /// Everything a server needs to listen and serve, with production defaults.
@@ -12,6 +13,10 @@ extension WhiskerServer {
         public var host: String
         /// The port to listen on; 0 lets the system pick one (see `run(onListening:)`).
         public var port: Int
+        /// Whether to listen for cleartext HTTP on ``host``:``port``; turn it off to serve HTTPS only.
+        public var servesCleartext = true
+        /// A second listener that speaks HTTPS, or `nil` for none.
+        public var https: HTTPS?
         /// Size and count limits, each answered with its own status.
         public var limits: Limits
         /// How long the server waits for a slow peer.
@@ -38,6 +43,26 @@ extension WhiskerServer {
             self.limits = limits
             self.timeouts = timeouts
             self.logger = logger
+        }
+    }
+
+    /// An HTTPS listener: an address and the certificate it presents.
+    ///
+    ///     configuration.https = .init(port: 8443, tls: TLSConfiguration(
+    ///         certificateChainPath: "localhost.pem", privateKeyPath: "localhost-key.pem"))
+    public struct HTTPS: Sendable, Equatable {
+        /// The address to listen on; `nil` means the configuration's ``Configuration/host``.
+        public var host: String?
+        /// The port; 0 picks a free one.
+        public var port: Int
+        /// The certificate, key, versions and ALPN protocols.
+        public var tls: TLSConfiguration
+
+        /// Creates an HTTPS listener configuration.
+        public init(host: String? = nil, port: Int, tls: TLSConfiguration) {
+            self.host = host
+            self.port = port
+            self.tls = tls
         }
     }
 

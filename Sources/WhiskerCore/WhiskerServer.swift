@@ -3,6 +3,7 @@ public import HTTPTypes
 import Logging
 import Synchronization
 @_exported public import struct WhiskerSockets.SocketAddress
+@_exported public import struct WhiskerTLS.TLSConfiguration
 public import WhiskerSockets
 
 /// An HTTP/1.1 server on BSD sockets and libdispatch.
@@ -23,7 +24,7 @@ public import WhiskerSockets
 public actor WhiskerServer {
     private enum State {
         case idle
-        case running(Listener, ConnectionRegistry)
+        case running([Listener], ConnectionRegistry)
         case stopping
         case stopped
     }
@@ -62,24 +63,26 @@ public actor WhiskerServer {
     public func run(onListening: @Sendable ([SocketAddress]) -> Void = { _ in }) async throws {
         guard case .idle = state else { throw WhiskerServerError("the server was already run; make a new one") }
         let logger = configuration.logger
-        let listener: Listener
-        do {
-            let address = try SocketAddress(host: configuration.host, port: configuration.port)
-            listener = try Listener(address: address)
-        } catch let error as SocketError {
-            throw WhiskerServerError("cannot listen on \(Self.display(configuration.host, configuration.port)): \(error)")
-        } catch {
-            throw WhiskerServerError("cannot listen on \(Self.display(configuration.host, configuration.port)): \(error)")
-        }
+        let endpoints = try Self.endpoints(of: configuration)
         let registry = ConnectionRegistry(context: ServerContext(router: routes.freeze(), configuration: configuration))
-        state = .running(listener, registry)
-        listener.start { socket in
-            registry.accept(socket)
-        } onError: { error in
-            logger.error("accept failed", metadata: ["error": "\(error)"])
+        var listeners: [Listener] = []
+        do {
+            for endpoint in endpoints {
+                let listener = try endpoint.listen()
+                listeners.append(listener)
+                listener.start { socket in
+                    registry.accept(socket, tls: endpoint.tls)
+                } onError: { error in
+                    logger.error("accept failed", metadata: ["error": "\(error)"])
+                }
+                logger.info("listening", metadata: ["address": "\(listener.localAddress)", "tls": "\(endpoint.tls != nil)"])
+            }
+        } catch {
+            for listener in listeners { listener.stop() }
+            throw error
         }
-        logger.info("listening", metadata: ["address": "\(listener.localAddress)"])
-        onListening([listener.localAddress])
+        state = .running(listeners, registry)
+        onListening(listeners.map(\.localAddress))
 
         await withTaskCancellationHandler {
             await waitForStopRequest()
@@ -89,7 +92,7 @@ public actor WhiskerServer {
 
         state = .stopping
         logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
-        listener.stop()
+        for listener in listeners { listener.stop() }
         await registry.shutdown(gracePeriod: configuration.timeouts.shutdownGracePeriod)
         state = .stopped
         logger.info("stopped")
@@ -108,7 +111,7 @@ public actor WhiskerServer {
         stopRequested = nil
     }
 
-    private static func display(_ host: String, _ port: Int) -> String {
+    static func display(_ host: String, _ port: Int) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }

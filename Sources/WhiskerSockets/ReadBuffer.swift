@@ -109,6 +109,19 @@ public struct ReadBuffer: Sendable {
         }
     }
 
+    /// Lets `body` write into the free space after the readable bytes, at least `minimum` bytes
+    /// of it; the count `body` returns becomes readable. (For decrypting into the buffer.)
+    package mutating func withUnsafeFreeSpace(minimum: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) -> Int {
+        reserveWritable(minimum)
+        let start = writerIndex
+        let count = storage.withUnsafeMutableBufferPointer { all in
+            body(UnsafeMutableBufferPointer(rebasing: all[start...]))
+        }
+        precondition(count >= 0 && count <= storage.count - start, "wrote outside the free space")
+        writerIndex += count
+        return count
+    }
+
     /// Reads once from `fd` into the free space. Asks for the current read size, and doubles it
     /// (up to `chunk`) when the kernel filled all of it, as a sign that more is waiting.
     /// - Returns: The byte count, 0 at end of stream, or ``IOResult/wouldBlock``.

@@ -16,7 +16,7 @@ public import Dispatch
 ///
 /// The descriptor is closed in the sources' cancel handlers, never while a source may still
 /// be registered with epoll.
-public final class SocketConnection {
+public final class SocketConnection: ByteStream {
     /// The serial queue that owns this connection's state.
     public let queue: DispatchQueue
     /// The remote address.
@@ -108,22 +108,29 @@ public final class SocketConnection {
         readSource.resume()
     }
 
-    /// The outcome of one ``read(into:)``.
-    public enum ReadResult: Equatable {
-        /// This many bytes were appended to the buffer.
-        case bytes(Int)
-        /// The peer closed its side (or the connection is closed).
-        case endOfStream
-        /// Nothing to read now; the read handler will be called again.
-        case wouldBlock
-    }
-
     /// Reads once into `buffer`.
     /// - Throws: ``SocketError``, for example `ECONNRESET` when the peer reset the connection.
-    public func read(into buffer: inout ReadBuffer, chunk: Int = 64 * 1024) throws(SocketError) -> ReadResult {
+    public func read(into buffer: inout ReadBuffer) throws(SocketError) -> ReadResult {
+        try read(into: &buffer, chunk: 64 * 1024)
+    }
+
+    /// Reads once into `buffer`, asking for at most `chunk` bytes more than the buffer holds free.
+    public func read(into buffer: inout ReadBuffer, chunk: Int) throws(SocketError) -> ReadResult {
         assertOnQueue()
         if isClosed { return .endOfStream }
         switch try buffer.read(from: fd, chunk: chunk) {
+        case .wouldBlock: return .wouldBlock
+        case .done(0): return .endOfStream
+        case .done(let count): return .bytes(count)
+        }
+    }
+
+    /// Reads once into `space` (for a layer that transforms the bytes before buffering them, as
+    /// TLS decrypts them).
+    public func read(into space: UnsafeMutableRawBufferPointer) throws(SocketError) -> ReadResult {
+        assertOnQueue()
+        if isClosed { return .endOfStream }
+        switch try systemCall("read", { Glibc.read(fd, space.baseAddress, space.count) }) {
         case .wouldBlock: return .wouldBlock
         case .done(0): return .endOfStream
         case .done(let count): return .bytes(count)
@@ -139,7 +146,7 @@ public final class SocketConnection {
     ///     several pieces (a head and a body, a chunk and its framing) leave in one `sendmsg`.
     ///   - completion: Called on the queue once the bytes are in the kernel, or with the error that
     ///     stopped them (also when the connection closes first).
-    public func write(_ bytes: ArraySlice<UInt8>, flush: Bool = true, completion: WriteCompletion? = nil) {
+    public func write(_ bytes: ArraySlice<UInt8>, flush: Bool, completion: WriteCompletion?) {
         assertOnQueue()
         guard !isClosed else {
             completion?(SocketError(call: "write", code: EPIPE))
@@ -244,7 +251,7 @@ public final class SocketConnection {
     /// shut down, and what the peer still sends is read and dropped (up to 1 MiB, for at most
     /// `linger`), so that closing with unread input does not make the kernel send a reset that
     /// destroys the response before the peer reads it.
-    public func closeAfterFlush(linger: DispatchTimeInterval = .seconds(2)) {
+    public func closeAfterFlush(linger: DispatchTimeInterval) {
         assertOnQueue()
         guard !isClosed else { return }
         lingerState = .closeAfterFlush(linger: linger)

@@ -18,18 +18,30 @@ public final class TestClient: @unchecked Sendable {
     // Safe to send: `fd` is immutable and `buffer` is touched only on `queue`, which serialises
     // every call (each public method hops onto it).
     private let fd: Int32
+    private let tls: TestTLSClient?
     private let queue = DispatchQueue(label: "whisker.test-client")
     private var buffer: [UInt8] = []
 
-    private init(fd: Int32) { self.fd = fd }
+    private init(fd: Int32, tls: TestTLSClient?) {
+        self.fd = fd
+        self.tls = tls
+    }
+
+    /// The protocol ALPN chose on a TLS connection (`"http/1.1"`, `"h2"`), or `nil`.
+    public var negotiatedApplicationProtocol: String? { tls?.applicationProtocol }
+    /// The TLS version of a TLS connection (`"TLSv1.3"`), or `nil`.
+    public var tlsVersion: String? { tls?.version }
 
     deinit { Glibc.close(fd) }
 
-    /// Connects to `address`.
+    /// Connects to `address`, over TLS if `tls` is given.
     /// - Parameters:
     ///   - address: The server's address.
     ///   - timeout: How long any one read may wait before it fails.
-    public static func connect(to address: SocketAddress, timeout: Duration = .seconds(10)) async throws -> TestClient {
+    ///   - tls: TLS settings (the CA to trust, ALPN); `nil` for cleartext.
+    /// - Throws: ``TestClientError`` when the TLS handshake fails (with OpenSSL's reason), or
+    ///   `SocketError` when the connection is refused.
+    public static func connect(to address: SocketAddress, timeout: Duration = .seconds(10), tls: TestTLSOptions? = nil) async throws -> TestClient {
         try await onQueue(DispatchQueue.global()) {
             let fd = socket(address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
@@ -44,7 +56,12 @@ public final class TestClient: @unchecked Sendable {
                 Glibc.close(fd)
                 throw SocketError(call: "connect(\(address))", code: code)
             }
-            return TestClient(fd: fd)
+            do {
+                return try TestClient(fd: fd, tls: tls.map { try TestTLSClient(fd: fd, options: $0) })
+            } catch {
+                Glibc.close(fd)
+                throw error
+            }
         }
     }
 
@@ -91,6 +108,10 @@ public final class TestClient: @unchecked Sendable {
     private func sendAll(_ bytes: ArraySlice<UInt8>) throws {
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
+            if let tls {
+                offset += try bytes[offset...].withUnsafeBytes { try tls.send($0) }
+                continue
+            }
             let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written < 0 {
                 if errno == EINTR { continue }
@@ -100,9 +121,12 @@ public final class TestClient: @unchecked Sendable {
         }
     }
 
-    /// Shuts down the sending side (the server sees end of stream).
+    /// Shuts down the sending side (the server sees end of stream); on TLS, sends close_notify first.
     public func shutdownWrite() async throws {
-        try await onQueue { client in _ = Glibc.shutdown(client.fd, Int32(SHUT_WR)) }
+        try await onQueue { client in
+            client.tls?.shutdown()
+            _ = Glibc.shutdown(client.fd, Int32(SHUT_WR))
+        }
     }
 
     /// Reads one response: head, then the body by `Content-Length`, chunked coding, or until
@@ -144,6 +168,11 @@ public final class TestClient: @unchecked Sendable {
     /// Reads more bytes; false at end of stream.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        if let tls {
+            let count = try chunk.withUnsafeMutableBytes { try tls.receive($0) }
+            buffer.append(contentsOf: chunk[0..<count])
+            return count > 0
+        }
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {

@@ -10,21 +10,29 @@ extension WhiskerServer {
     ///     }
     ///
     /// Make the server with `port: 0` (see ``WhiskerServer/Configuration``).
+    @discardableResult
     public nonisolated func withRunning<Result: Sendable>(_ body: @Sendable (SocketAddress) async throws -> Result) async throws -> Result {
-        let (addresses, continuation) = AsyncStream.makeStream(of: SocketAddress.self)
+        try await withRunningAddresses { try await body($0[0]) }
+    }
+
+    /// Like ``withRunning(_:)``, with every bound address: the cleartext listener's first, then
+    /// the HTTPS listener's.
+    @discardableResult
+    public nonisolated func withRunningAddresses<Result: Sendable>(_ body: @Sendable ([SocketAddress]) async throws -> Result) async throws -> Result {
+        let (addresses, continuation) = AsyncStream.makeStream(of: [SocketAddress].self)
         let runTask = Task {
             try await self.run { bound in
-                if let first = bound.first { continuation.yield(first) }
+                continuation.yield(bound)
                 continuation.finish()
             }
         }
         var iterator = addresses.makeAsyncIterator()
-        guard let address = await iterator.next() else {
+        guard let bound = await iterator.next() else {
             try await runTask.value
             throw CancellationError()
         }
         do {
-            let result = try await body(address)
+            let result = try await body(bound)
             await shutdown()
             try await runTask.value
             return result

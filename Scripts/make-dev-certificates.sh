@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Scripts/make-dev-certificates.sh [DIR]: a development CA and a certificate for localhost signed by
+# it, made with openssl, for tests and for trying HTTPS locally. Never use them in production.
+#
+# Writes into DIR (default ./dev-certificates):
+#   ca.pem              the CA certificate: trust it (curl --cacert DIR/ca.pem)
+#   ca-key.pem          the CA's private key
+#   localhost.pem       the server certificate for localhost, 127.0.0.1 and ::1 (EC P-256)
+#   localhost-key.pem   its private key (give both to cat-service --tls-certificate/--tls-private-key)
+# Valid for DAYS days (default 3650). Existing files in DIR are replaced.
+set -euo pipefail
+
+dir=${1:-dev-certificates}
+days=${DAYS:-3650}
+mkdir -p "$dir"
+cd "$dir"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+openssl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -sha256 -days "$days" \
+    -subj "/CN=Whisker development CA" -keyout ca-key.pem -out ca.pem \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -sha256 \
+    -subj "/CN=localhost" -keyout localhost-key.pem -out "$work/localhost.csr" 2>/dev/null
+cat >"$work/leaf.ext" <<'EXT'
+basicConstraints=critical,CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=serverAuth
+subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1
+EXT
+openssl x509 -req -in "$work/localhost.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -CAserial "$work/ca.srl" \
+    -days "$days" -sha256 -extfile "$work/leaf.ext" -out localhost.pem 2>/dev/null
+chmod 600 ca-key.pem localhost-key.pem
+echo "made a development CA and a localhost certificate in $(pwd), valid for $days days"

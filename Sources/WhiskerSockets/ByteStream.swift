@@ -1,0 +1,66 @@
+public import Dispatch
+
+/// A connection's byte stream as the HTTP layers see it: plain (``SocketConnection``) or
+/// encrypted (`TLSStream` in WhiskerTLS), with the same readiness-driven reads, queued writes with
+/// completions, backpressure and closing.
+///
+/// Every member is used on ``queue`` only, and every callback runs there.
+public protocol ByteStream: AnyObject {
+    /// The serial queue that owns the stream.
+    var queue: DispatchQueue { get }
+    /// The remote address.
+    var peer: SocketAddress { get }
+    /// True once the stream closed: nothing more is read or written.
+    var isClosed: Bool { get }
+    /// Called once, on the queue, after the stream closed (by either side).
+    var onClose: (() -> Void)? { get set }
+    /// Since when queued bytes have been waiting for the peer to take more; `nil` while writes flow.
+    var writeBlockedSince: DispatchTime? { get }
+
+    /// Starts calling `onReadable` when ``read(into:)`` may have bytes (or the end of stream) to give.
+    func startReading(_ onReadable: @escaping () -> Void)
+    /// Appends what can be read now to `buffer`.
+    /// - Throws: ``SocketError`` when the connection failed (a reset, say).
+    func read(into buffer: inout ReadBuffer) throws(SocketError) -> ReadResult
+    /// Stops readiness events until ``resumeReading()``, so that the peer is slowed down by TCP
+    /// flow control.
+    func pauseReading()
+    /// Undoes ``pauseReading()``.
+    func resumeReading()
+    /// Queues `bytes`; with `flush` false they wait for the next write that flushes, so that
+    /// pieces leave together. `completion` runs once they are on their way to the peer, or with
+    /// the error that stopped them.
+    func write(_ bytes: ArraySlice<UInt8>, flush: Bool, completion: SocketConnection.WriteCompletion?)
+    /// Closes once every queued write has gone out, lingering (for at most `linger`) so that unread
+    /// input does not turn the close into a reset.
+    func closeAfterFlush(linger: DispatchTimeInterval)
+    /// Closes now; queued writes fail.
+    func close()
+}
+
+/// The outcome of one ``ByteStream/read(into:)``.
+public enum ReadResult: Equatable, Sendable {
+    /// This many bytes were appended to the buffer.
+    case bytes(Int)
+    /// The peer closed its side (or the connection is closed).
+    case endOfStream
+    /// Nothing to read now; the read handler will be called again.
+    case wouldBlock
+}
+
+extension ByteStream {
+    /// Queues `bytes` and flushes.
+    public func write(_ bytes: ArraySlice<UInt8>, completion: SocketConnection.WriteCompletion? = nil) {
+        write(bytes, flush: true, completion: completion)
+    }
+
+    /// Queues `bytes`, flushing or holding them as `flush` says, with no completion.
+    public func write(_ bytes: ArraySlice<UInt8>, flush: Bool) {
+        write(bytes, flush: flush, completion: nil)
+    }
+
+    /// Closes after a flush, lingering up to 2 s.
+    public func closeAfterFlush() {
+        closeAfterFlush(linger: .seconds(2))
+    }
+}

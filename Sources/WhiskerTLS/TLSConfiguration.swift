@@ -1,0 +1,38 @@
+/// What a TLS listener presents and accepts.
+///
+///     let tls = TLSConfiguration(
+///         certificateChainPath: "/etc/cat-service/localhost.pem",   // leaf first, then intermediates
+///         privateKeyPath: "/etc/cat-service/localhost-key.pem"
+///     )
+///
+/// The defaults follow Mozilla's "intermediate" profile: TLS 1.2 and 1.3 only, forward-secret AEAD
+/// ciphers (which are also the ones HTTP/2 allows), no renegotiation, no compression.
+public struct TLSConfiguration: Sendable, Equatable {
+    /// A PEM file with the server certificate first, then any intermediate certificates.
+    public var certificateChainPath: String
+    /// A PEM file with the certificate's private key (unencrypted).
+    public var privateKeyPath: String
+    /// The oldest protocol version accepted.
+    public var minimumVersion: Version = .tls12
+    /// The application protocols the server accepts in ALPN, most preferred first. The server picks
+    /// the first of these that the client also offers; a client that offers none of them, or no
+    /// ALPN at all, gets HTTP/1.1. (HTTP/2 is not served yet, so `h2` is not in the default.)
+    public var applicationProtocols: [String] = ["http/1.1"]
+    /// The TLS 1.2 cipher list, in OpenSSL's syntax (TLS 1.3 suites are OpenSSL's defaults).
+    public var tls12Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+
+    /// A protocol version.
+    public enum Version: Sendable, Equatable {
+        case tls12
+        case tls13
+    }
+
+    /// Creates a configuration from PEM files.
+    /// - Parameters:
+    ///   - certificateChainPath: The certificate chain, leaf first.
+    ///   - privateKeyPath: The private key of the leaf certificate.
+    public init(certificateChainPath: String, privateKeyPath: String) {
+        self.certificateChainPath = certificateChainPath
+        self.privateKeyPath = privateKeyPath
+    }
+}

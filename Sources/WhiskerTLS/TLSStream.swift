@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+public import Dispatch
+public import Logging
+public import WhiskerSockets
+
+/// A TLS server connection over a ``SocketConnection``: the handshake, then plaintext reads and
+/// writes with the same readiness, backpressure and closing behaviour as the socket itself.
+///
+/// The handshake runs inside ``read(into:)``, so the HTTP layer above simply sees no bytes until
+/// the first decrypted ones. Records are decrypted into the caller's buffer as they arrive (one
+/// 16 KiB stack buffer per read, no per-connection ciphertext buffer), and every write is
+/// encrypted at once and queued on the socket, so write completions keep their meaning.
+///
+/// A client that speaks plain HTTP to the TLS port gets a plaintext 400 saying so; a failed
+/// handshake is logged at `info` with OpenSSL's reason and the connection closes after the alert.
+public final class TLSStream: ByteStream {
+    private let socket: SocketConnection
+    private let session: TLSSession
+    private let logger: Logger
+    private var sawFirstByte = false
+    /// Called on the queue when the handshake completes, with ALPN's choice (`"h2"`, `"http/1.1"`
+    /// or `nil`).
+    public var onEstablished: ((_ applicationProtocol: String?) -> Void)?
+
+    /// Starts a server-side TLS connection on `socket`.
+    /// - Throws: ``TLSError`` if OpenSSL cannot create the connection state.
+    public init(socket: SocketConnection, context: TLSContext, logger: Logger) throws(TLSError) {
+        self.socket = socket
+        self.session = try TLSSession(context: context)
+        self.logger = logger
+    }
+
+    public var queue: DispatchQueue { socket.queue }
+    public var peer: SocketAddress { socket.peer }
+    public var isClosed: Bool { socket.isClosed }
+    public var writeBlockedSince: DispatchTime? { socket.writeBlockedSince }
+    public var onClose: (() -> Void)? {
+        get { socket.onClose }
+        set { socket.onClose = newValue }
+    }
+    /// Whether the handshake has completed.
+    public var isEstablished: Bool { session.isEstablished }
+    /// ALPN's choice, once established.
+    public var applicationProtocol: String? { session.applicationProtocol }
+    /// The negotiated protocol version ("TLSv1.3"), once established.
+    public var protocolVersion: String? { session.isEstablished ? session.version : nil }
+
+    public func startReading(_ onReadable: @escaping () -> Void) { socket.startReading(onReadable) }
+    public func pauseReading() { socket.pauseReading() }
+    public func resumeReading() { socket.resumeReading() }
+
+    public func read(into buffer: inout ReadBuffer) throws(SocketError) -> ReadResult {
+        while true {
+            let received = try withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { (space) throws(SocketError) -> ReadResult in
+                let result = try socket.read(into: space)
+                if case .bytes(let count) = result {
+                    if !sawFirstByte {
+                        sawFirstByte = true
+                        if looksLikePlainHTTP(space[0]) { answerPlainHTTP(); return .wouldBlock }
+                    }
+                    session.feed(UnsafeBufferPointer(start: space.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
+                }
+                return result
+            }
+            if received == .endOfStream { return .endOfStream }
+            if socket.isClosed { return .wouldBlock }
+            do {
+                if !session.isEstablished {
+                    guard case .established(let applicationProtocol) = try session.handshake() else {
+                        sendOutput()
+                        if received == .wouldBlock { return .wouldBlock }
+                        continue
+                    }
+                    sendOutput()
+                    onEstablished?(applicationProtocol)
+                }
+                let step = try session.read(into: &buffer)
+                sendOutput()
+                switch step {
+                case .closed:
+                    // Answer close_notify with ours (RFC 8446 §6.1), so the peer sees a clean end.
+                    session.shutdown()
+                    sendOutput()
+                    return .endOfStream
+                case .bytes(let count) where count > 0: return .bytes(count)
+                case .bytes: if received == .wouldBlock { return .wouldBlock }
+                }
+            } catch {
+                logger.info("TLS connection failed", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+                sendOutput()  // the alert, if OpenSSL made one
+                socket.closeAfterFlush(linger: .milliseconds(500))
+                return .wouldBlock
+            }
+        }
+    }
+
+    public func write(_ bytes: ArraySlice<UInt8>, flush: Bool, completion: SocketConnection.WriteCompletion?) {
+        guard !socket.isClosed, session.isEstablished else {
+            completion?(SocketError(call: "SSL_write", code: EPIPE))
+            return
+        }
+        do {
+            try session.write(bytes)
+        } catch {
+            logger.info("TLS write failed", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+            socket.close()
+            completion?(SocketError(call: "SSL_write", code: EPROTO))
+            return
+        }
+        socket.write(session.takeOutput()?[...] ?? [], flush: flush, completion: completion)
+    }
+
+    /// Sends close_notify after the queued writes, then closes the socket as it does.
+    public func closeAfterFlush(linger: DispatchTimeInterval) {
+        guard !socket.isClosed else { return }
+        session.shutdown()
+        sendOutput()
+        socket.closeAfterFlush(linger: linger)
+    }
+
+    public func close() { socket.close() }
+
+    private func sendOutput() {
+        if let output = session.takeOutput() { socket.write(output[...], flush: true, completion: nil) }
+    }
+
+    /// A TLS connection starts with a handshake record (0x16); an HTTP request starts with a
+    /// method's capital letter.
+    private func looksLikePlainHTTP(_ first: UInt8) -> Bool {
+        first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z")
+    }
+
+    private func answerPlainHTTP() {
+        logger.info("plain HTTP request on the TLS port", metadata: ["peer": "\(socket.peer)"])
+        let body = "This port speaks HTTPS: send the request with TLS (https://).\n"
+        let response = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        socket.write(Array(response.utf8)[...], flush: true, completion: nil)
+        socket.closeAfterFlush(linger: .milliseconds(500))
+    }
+}

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import COpenSSL
+import WhiskerSockets
+
+/// TLS settings for ``TestClient/connect(to:timeout:tls:)``: a client that checks the server
+/// against a CA, offers ALPN protocols, and can be limited to one protocol version (to see an old
+/// version refused).
+public struct TestTLSOptions: Sendable {
+    /// A PEM file with the CA that signed the server's certificate.
+    public var trustedCAPath: String
+    /// The name the certificate must carry (and SNI).
+    public var serverName = "localhost"
+    /// ALPN protocols to offer, most preferred first; empty sends no ALPN.
+    public var applicationProtocols: [String] = ["http/1.1"]
+    /// Limits the client to exactly this version ("TLSv1.1", "TLSv1.2", "TLSv1.3"); `nil` for any.
+    public var onlyVersion: String?
+
+    /// Creates options that trust `trustedCAPath`.
+    public init(trustedCAPath: String) { self.trustedCAPath = trustedCAPath }
+}
+
+/// A blocking OpenSSL client over a connected descriptor (for ``TestClient``).
+final class TestTLSClient {
+    private let context: OpaquePointer
+    private let ssl: OpaquePointer
+
+    /// Connects TLS on `fd`, which is connected and blocking, and verifies the server.
+    init(fd: Int32, options: TestTLSOptions) throws {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { throw TestClientError("SSL_CTX_new failed") }
+        self.context = context
+        guard let ssl = SSL_new(context) else {
+            SSL_CTX_free(context)
+            throw TestClientError("SSL_new failed")
+        }
+        self.ssl = ssl
+        if let only = options.onlyVersion {
+            let version: Int32 = switch only {
+            case "TLSv1.1": TLS1_1_VERSION
+            case "TLSv1.2": TLS1_2_VERSION
+            default: TLS1_3_VERSION
+            }
+            // Old versions also need the security level lowered, or OpenSSL will not even offer them.
+            SSL_set_security_level(ssl, 0)
+            _ = whisker_SSL_set_min_proto_version(ssl, version)
+            _ = whisker_SSL_set_max_proto_version(ssl, version)
+        }
+        guard SSL_CTX_load_verify_locations(context, options.trustedCAPath, nil) == 1 else {
+            throw TestClientError("cannot load the CA \(options.trustedCAPath): \(Self.reasons())")
+        }
+        SSL_set_verify(ssl, SSL_VERIFY_PEER, nil)
+        _ = SSL_set1_host(ssl, options.serverName)
+        _ = whisker_SSL_set_tlsext_host_name(ssl, options.serverName)
+        if !options.applicationProtocols.isEmpty {
+            let wire = options.applicationProtocols.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+            _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count))
+        }
+        SSL_set_fd(ssl, fd)
+        guard SSL_connect(ssl) == 1 else { throw TestClientError("TLS handshake failed: \(Self.reasons())") }
+    }
+
+    deinit {
+        SSL_free(ssl)
+        SSL_CTX_free(context)
+    }
+
+    /// ALPN's result.
+    var applicationProtocol: String? {
+        var name: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &name, &length)
+        guard let name, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: name, count: Int(length)), as: UTF8.self)
+    }
+
+    /// The negotiated version ("TLSv1.3").
+    var version: String { String(cString: SSL_get_version(ssl)) }
+
+    func send(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        var written = 0
+        guard SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &written) == 1 else { throw failure("SSL_write") }
+        return written
+    }
+
+    /// Reads some bytes; 0 at close_notify or end of stream.
+    func receive(_ space: UnsafeMutableRawBufferPointer) throws -> Int {
+        var count = 0
+        if SSL_read_ex(ssl, space.baseAddress, space.count, &count) == 1 { return count }
+        let error = SSL_get_error(ssl, 0)
+        if error == SSL_ERROR_ZERO_RETURN { return 0 }
+        if error == SSL_ERROR_SYSCALL && errno == 0 { return 0 }
+        throw failure("SSL_read")
+    }
+
+    /// Sends close_notify.
+    func shutdown() { _ = SSL_shutdown(ssl) }
+
+    private func failure(_ call: String) -> any Error {
+        if errno == EAGAIN { return TestClientError("timed out waiting for the server") }
+        if errno == ECONNRESET || errno == EPIPE { return SocketError(call: call, code: errno) }
+        return TestClientError("\(call) failed: \(Self.reasons())")
+    }
+
+    private static func reasons() -> String {
+        var reasons: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var text = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &text, text.count)
+            reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return reasons.isEmpty ? "no reason given" : reasons.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,118 @@
+import COpenSSL
+import WhiskerSockets
+@testable import WhiskerTLS
+
+/// The client side of a TLS connection in memory, to drive a ``TLSSession`` without sockets.
+final class MemoryTLSClient {
+    let context: OpaquePointer
+    let ssl: OpaquePointer
+    private let input: OpaquePointer
+    private let output: OpaquePointer
+
+    /// - Parameters:
+    ///   - alpn: Protocols to offer; empty for no ALPN.
+    ///   - onlyVersion: Limit the client to one version (`TLS1_1_VERSION`, say).
+    init(alpn: [String] = [], onlyVersion: Int32? = nil) {
+        context = SSL_CTX_new(TLS_client_method())!
+        _ = SSL_CTX_load_verify_locations(context, Certificates.ca, nil)
+        ssl = SSL_new(context)!
+        SSL_set_verify(ssl, SSL_VERIFY_PEER, nil)
+        _ = SSL_set1_host(ssl, "localhost")
+        if let onlyVersion {
+            SSL_set_security_level(ssl, 0)
+            _ = whisker_SSL_set_min_proto_version(ssl, onlyVersion)
+            _ = whisker_SSL_set_max_proto_version(ssl, onlyVersion)
+        }
+        if !alpn.isEmpty {
+            let wire = alpn.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+            _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count))
+        }
+        input = BIO_new(BIO_s_mem())!
+        output = BIO_new(BIO_s_mem())!
+        _ = whisker_BIO_set_mem_eof_return(input, -1)
+        SSL_set_bio(ssl, input, output)
+        SSL_set_connect_state(ssl)
+    }
+
+    deinit {
+        SSL_free(ssl)
+        SSL_CTX_free(context)
+    }
+
+    /// Whether the client finished its handshake (and verified the server).
+    var isEstablished: Bool { SSL_is_init_finished(ssl) == 1 }
+
+    /// Advances the client's handshake; false once it failed.
+    @discardableResult func handshake() -> Bool {
+        let result = SSL_do_handshake(ssl)
+        if result == 1 { return true }
+        let error = SSL_get_error(ssl, result)
+        return error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE
+    }
+
+    func feed(_ bytes: [UInt8]) { _ = BIO_write(input, bytes, Int32(bytes.count)) }
+
+    func takeOutput() -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while case let count = BIO_read(output, &chunk, Int32(chunk.count)), count > 0 { bytes += chunk[0..<Int(count)] }
+        return bytes
+    }
+
+    func write(_ bytes: [UInt8]) {
+        var written = 0
+        _ = SSL_write_ex(ssl, bytes, bytes.count, &written)
+    }
+
+    /// Everything decrypted so far; `nil` after close_notify with nothing left.
+    func read() -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            var count = 0
+            if SSL_read_ex(ssl, &chunk, chunk.count, &count) == 1 {
+                bytes += chunk[0..<count]
+                continue
+            }
+            return SSL_get_error(ssl, 0) == SSL_ERROR_ZERO_RETURN && bytes.isEmpty ? nil : bytes
+        }
+    }
+
+    func shutdown() { _ = SSL_shutdown(ssl) }
+}
+
+/// The development certificates in Tests/Certificates (made by Scripts/make-dev-certificates.sh).
+enum Certificates {
+    static let directory: String = {
+        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(2)  // this file and WhiskerTLSTests
+        return parts.joined(separator: "/") + "/Certificates"
+    }()
+    static var ca: String { directory + "/ca.pem" }
+    static var caKey: String { directory + "/ca-key.pem" }
+    static var localhost: String { directory + "/localhost.pem" }
+    static var localhostKey: String { directory + "/localhost-key.pem" }
+    static var configuration: TLSConfiguration { TLSConfiguration(certificateChainPath: localhost, privateKeyPath: localhostKey) }
+}
+
+/// Runs the handshake between `client` and `server` in memory; returns the server's last step
+/// or throws its error.
+@discardableResult
+func handshake(_ client: MemoryTLSClient, _ server: TLSSession) throws -> TLSSession.HandshakeStep {
+    var step = TLSSession.HandshakeStep.needsInput
+    for _ in 0..<10 {
+        client.handshake()
+        let toServer = client.takeOutput()
+        toServer.withUnsafeBufferPointer { server.feed($0) }
+        do {
+            step = try server.handshake()
+        } catch {
+            if let alert = server.takeOutput() { client.feed(alert) }
+            throw error
+        }
+        if let toClient = server.takeOutput() { client.feed(toClient) }
+        if case .established = step, client.isEstablished { return step }
+    }
+    client.handshake()
+    return step
+}
