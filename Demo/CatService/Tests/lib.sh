@@ -136,33 +136,52 @@ forget_server() {
 }
 
 # start_server [ARGS...]: starts cat-service on 127.0.0.1 with port 0 (ARGS may override either)
-# and waits, for at most 20 seconds, for its "listening on" line. Fails the script if it never comes.
+# and waits, for at most 20 seconds, for its "listening on" lines: http:// unless ARGS has
+# --no-cleartext, https:// if ARGS has --tls-certificate. Fails the script if they never come.
+# Sets PORT and BASE for cleartext, TLS_PORT and TLS_BASE (https://localhost:TLS_PORT) for HTTPS.
 start_server() {
     SERVER_COUNT=$((SERVER_COUNT + 1))
     SERVER_OUT="$WORK/server$SERVER_COUNT.out"
     SERVER_ERR="$WORK/server$SERVER_COUNT.err"
+    local wants_http=1 wants_https=0 arg
+    PORT="" BASE="" TLS_PORT="" TLS_BASE=""
+    for arg in "$@"; do
+        case $arg in --no-cleartext) wants_http=0 ;; --tls-certificate) wants_https=1 ;; esac
+    done
     "$CAT_SERVICE" --host 127.0.0.1 --port 0 "$@" >"$SERVER_OUT" 2>"$SERVER_ERR" &
     SERVER_PID=$!
     SERVER_PIDS+=("$SERVER_PID")
-    local deadline=$((SECONDS + 20)) line=""
+    local deadline=$((SECONDS + 20)) http="" https=""
     while ((SECONDS < deadline)); do
-        line=$(grep -m1 'listening on' "$SERVER_OUT" || true)
-        if [[ -n $line ]] || ! is_running "$SERVER_PID"; then break; fi
+        http=$(grep -m1 'listening on http://' "$SERVER_OUT" || true)
+        https=$(grep -m1 'listening on https://' "$SERVER_OUT" || true)
+        if { ((!wants_http)) || [[ -n $http ]]; } && { ((!wants_https)) || [[ -n $https ]]; }; then break; fi
+        if ! is_running "$SERVER_PID"; then break; fi
         sleep 0.05
     done
-    if [[ ! $line =~ ^cat-service\ listening\ on\ http://(127\.0\.0\.1|\[[0-9a-fA-F:.]+\]):([0-9]+)$ ]]; then
+    local address='(127\.0\.0\.1|\[[0-9a-fA-F:.]+\]):([0-9]+)$'
+    if { ((wants_http)) && [[ ! $http =~ ^cat-service\ listening\ on\ http://$address ]]; } ||
+        { ((wants_https)) && [[ ! $https =~ ^cat-service\ listening\ on\ https://$address ]]; }; then
         local how="no listening line within 20 s"
         if ! is_running "$SERVER_PID"; then
             wait_exit "$SERVER_PID" 0
             how="exited with status $EXIT_CODE"
         fi
-        fail "cat-service $* starts and prints 'cat-service listening on http://HOST:PORT'" \
+        fail "cat-service $* starts and prints its 'cat-service listening on' lines" \
             "$how; stdout: '$(shorten "$(cat "$SERVER_OUT")")', stderr: '$(shorten "$(cat "$SERVER_ERR")")'"
         exit 1
     fi
-    PORT=${BASH_REMATCH[2]}
-    BASE="http://${BASH_REMATCH[1]}:$PORT"
-    echo "  (cat-service pid $SERVER_PID listening on $BASE)"
+    if ((wants_http)); then
+        [[ $http =~ $address ]]
+        PORT=${BASH_REMATCH[2]}
+        BASE="http://${BASH_REMATCH[1]}:$PORT"
+    fi
+    if ((wants_https)); then
+        [[ $https =~ $address ]]
+        TLS_PORT=${BASH_REMATCH[2]}
+        TLS_BASE="https://localhost:$TLS_PORT"
+    fi
+    echo "  (cat-service pid $SERVER_PID listening on ${BASE:-} ${TLS_BASE:-})"
 }
 
 # stop_server [SIGNAL] [PID]: sends SIGNAL (default TERM) and waits at most 15 s; sets EXIT_CODE.

@@ -17,15 +17,18 @@ import Darwin
 struct CatServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cat-service",
-        abstract: "Serve the WWDC23 CatService (cat emoji and a cat clip) over HTTP/1.1 with Whisker.",
+        abstract: "Serve the WWDC23 CatService (cat emoji and a cat clip) over HTTP/1.1 and HTTPS with Whisker.",
         discussion: """
             Routes (under the OpenAPI document's server path /api):
               GET /api/emoji?count=N  N random cat emoji, text/plain (1...100; default 1)
               GET /api/clip           a three-second H.264 clip, video/mp4
             HEAD is answered for both.
 
-            When the server is listening it prints one line to standard output:
+            When the server is listening it prints one line per listener to standard output:
               cat-service listening on http://HOST:PORT
+              cat-service listening on https://HOST:TLS-PORT    (with --tls-certificate)
+            HTTPS needs a PEM certificate chain and key; Scripts/make-dev-certificates.sh makes a
+            development CA and a localhost certificate (trust it with curl --cacert ca.pem).
             Logs go to standard error. SIGINT or SIGTERM stops accepting connections, lets
             in-flight requests finish, and exits with status 0. If the server cannot start
             (for example, the port is taken) it prints the reason to standard error and exits 1.
@@ -39,6 +42,28 @@ struct CatServiceCommand: AsyncParsableCommand {
     var port: Int = 8080
 
     @Option(
+        name: .customLong("tls-certificate"),
+        help: ArgumentHelp("A PEM certificate chain (leaf first): serve HTTPS on --tls-port.", valueName: "path")
+    )
+    var tlsCertificate: String?
+
+    @Option(
+        name: .customLong("tls-private-key"),
+        help: ArgumentHelp("The PEM private key of --tls-certificate.", valueName: "path")
+    )
+    var tlsPrivateKey: String?
+
+    @Option(name: .customLong("tls-port"), help: "The TCP port for HTTPS; 0 picks a free port.")
+    var tlsPort: Int = 8443
+
+    @Flag(
+        name: .customLong("cleartext"),
+        inversion: .prefixedNo,
+        help: "Whether to serve cleartext HTTP on --port too (turn off to serve HTTPS only)."
+    )
+    var cleartext = true
+
+    @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
             "The lowest level of log message written to standard error.",
@@ -50,6 +75,15 @@ struct CatServiceCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be between 0 and 65535, got \(port)")
+        }
+        guard (0...65535).contains(tlsPort) else {
+            throw ValidationError("--tls-port must be between 0 and 65535, got \(tlsPort)")
+        }
+        guard (tlsCertificate == nil) == (tlsPrivateKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-private-key go together: give both, or neither")
+        }
+        guard cleartext || tlsCertificate != nil else {
+            throw ValidationError("--no-cleartext needs --tls-certificate and --tls-private-key: there would be nothing to serve")
         }
     }
 
@@ -74,6 +108,11 @@ struct CatServiceCommand: AsyncParsableCommand {
     private func serve(logger: Logger) async throws {
         var configuration = WhiskerServer.Configuration(host: host, port: port)
         configuration.logger = logger
+        configuration.servesCleartext = cleartext
+        if let tlsCertificate, let tlsPrivateKey {
+            configuration.https = .init(port: tlsPort, tls: TLSConfiguration(certificateChainPath: tlsCertificate, privateKeyPath: tlsPrivateKey))
+        }
+        let schemes = (cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
         let server = WhiskerServer(configuration: configuration)
         let transport = WhiskerTransport(server)
         try CatHandler().registerHandlers(
@@ -86,9 +125,10 @@ struct CatServiceCommand: AsyncParsableCommand {
         defer { for source in signalSources { source.cancel() } }
 
         try await server.run(onListening: { addresses in
-            guard let first = addresses.first else { return }
-            // The one line on stdout that scripts wait for; written unbuffered.
-            writeLine("cat-service listening on http://\(first)", to: .standardOutput)
+            // The lines on stdout that scripts wait for; written unbuffered.
+            for (scheme, address) in zip(schemes, addresses) {
+                writeLine("cat-service listening on \(scheme)://\(address)", to: .standardOutput)
+            }
         })
     }
 }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# tls.sh: HTTPS. A development CA and localhost certificate from Scripts/make-dev-certificates.sh;
+# curl with --cacert over TLS 1.3 and 1.2 with ALPN http/1.1, the clip whole and intact, plain HTTP
+# on the TLS port, TLS 1.1 refused, HTTPS only, and the setting errors.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+CERTS="$WORK/certs"
+"$DEMO_DIR/../../Scripts/make-dev-certificates.sh" "$CERTS" >/dev/null
+TLS_ARGS=(--tls-port 0 --tls-certificate "$CERTS/localhost.pem" --tls-private-key "$CERTS/localhost-key.pem")
+TLS_CURL=(--cacert "$CERTS/ca.pem")
+
+start_server "${TLS_ARGS[@]}"
+
+request "${TLS_CURL[@]}" --http1.1 "$TLS_BASE/api/emoji?count=3"
+check_eq "https GET /api/emoji?count=3: 200" 200 "$STATUS"
+check_eq "https: three cats" 3 "$(count_cats "$(cat "$BODY")")"
+
+verbose=$("${CURL[@]}" "${TLS_CURL[@]}" --http1.1 -v -o /dev/null "$TLS_BASE/api/emoji" 2>&1 || true)
+check_contains "curl --http1.1 offers and gets ALPN http/1.1" "ALPN: server accepted http/1.1" "$verbose"
+check_contains "TLS 1.3 by default" "SSL connection using TLSv1.3" "$verbose"
+check_contains "the certificate verifies against the development CA" "SSL certificate verify ok" "$verbose"
+
+verbose=$("${CURL[@]}" "${TLS_CURL[@]}" --http1.1 --tlsv1.2 --tls-max 1.2 -v -o /dev/null "$TLS_BASE/api/emoji" 2>&1 || true)
+check_match "TLS 1.2 is accepted with a forward-secret AEAD cipher" "SSL connection using TLSv1.2 / ECDHE-[A-Z]+-(AES[0-9]+-GCM|CHACHA20)" "$verbose"
+
+request "${TLS_CURL[@]}" "$TLS_BASE/api/clip"
+check_eq "https GET /api/clip: 200" 200 "$STATUS"
+check_eq "https clip: byte-identical to cat.mp4" "$(sha256sum <"$CAT_MP4" | cut -d' ' -f1)" "$(sha256sum <"$BODY" | cut -d' ' -f1)"
+
+request "$BASE/api/emoji"
+check_eq "cleartext keeps serving next to HTTPS" 200 "$STATUS"
+
+request "http://127.0.0.1:$TLS_PORT/api/emoji"
+check_eq "plain HTTP on the TLS port: 400" 400 "$STATUS"
+check_contains "plain HTTP on the TLS port: says to use https" "HTTPS" "$(cat "$BODY")"
+
+if openssl s_client -help 2>&1 | grep -q -- -tls1_1; then
+    s_client=$(timeout 10 openssl s_client -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0' -connect "127.0.0.1:$TLS_PORT" </dev/null 2>&1 || true)
+    check_contains "openssl s_client -tls1_1: refused with a protocol_version alert" "alert protocol version" "$s_client"
+fi
+check_contains "the refused handshake is logged with OpenSSL's reason" "unsupported protocol" "$(cat "$SERVER_ERR")"
+
+request "${TLS_CURL[@]}" "$TLS_BASE/api/emoji"
+check_eq "after the failed handshakes the server still serves HTTPS" 200 "$STATUS"
+stop_server
+check_eq "SIGTERM: exit status 0" 0 "$EXIT_CODE"
+
+start_server --no-cleartext "${TLS_ARGS[@]}"
+check_eq "--no-cleartext: one listening line, https" 1 "$(grep -c 'listening on' "$SERVER_OUT")"
+request "${TLS_CURL[@]}" "$TLS_BASE/api/emoji"
+check_eq "--no-cleartext: HTTPS serves" 200 "$STATUS"
+stop_server
+
+# Setting errors: one clear line naming the setting, non-zero exit.
+"$CAT_SERVICE" --port 0 --tls-port 0 --tls-certificate "$WORK/missing.pem" --tls-private-key "$CERTS/localhost-key.pem" \
+    >"$WORK/bad.out" 2>"$WORK/bad.err" && rc=0 || rc=$?
+check_eq "unreadable certificate: exit status 1" 1 "$rc"
+check_contains "unreadable certificate: the error names the file" \
+    "cat-service: cannot serve HTTPS: TLS: loading the certificate chain from $WORK/missing.pem failed" "$(cat "$WORK/bad.err")"
+
+"$CAT_SERVICE" --port 0 --tls-port 0 --tls-certificate "$CERTS/localhost.pem" --tls-private-key "$CERTS/ca-key.pem" \
+    >"$WORK/bad.out" 2>"$WORK/bad.err" && rc=0 || rc=$?
+check_eq "key of another certificate: exit status 1" 1 "$rc"
+check_contains "key of another certificate: names the key and says why" "loading the private key from $CERTS/ca-key.pem failed: x509 certificate routines::key values mismatch" "$(cat "$WORK/bad.err")"
+
+"$CAT_SERVICE" --port 0 --tls-certificate "$CERTS/localhost.pem" >"$WORK/bad.out" 2>"$WORK/bad.err" && rc=0 || rc=$?
+check_ne "certificate without key: refused" 0 "$rc"
+check_contains "certificate without key: says they go together" "--tls-certificate and --tls-private-key go together" "$(cat "$WORK/bad.err")"
