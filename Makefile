@@ -47,6 +47,8 @@ deps:
 	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
 	command -v curl >/dev/null || missing+=(curl); \
 	command -v ffprobe >/dev/null || missing+=(ffmpeg); \
+	command -v h2load >/dev/null || missing+=(nghttp2-client); \
+	command -v openssl >/dev/null || missing+=(openssl); \
 	command -v timeout >/dev/null || missing+=(coreutils); \
 	if (( $${#missing[@]} )); then \
 	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
@@ -54,7 +56,7 @@ deps:
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, curl, ffprobe present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, curl, ffprobe, h2load present"; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.

@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "WhiskerSockets", targets: ["WhiskerSockets"]),
         .library(name: "WhiskerTLS", targets: ["WhiskerTLS"]),
+        .library(name: "WhiskerHTTP2", targets: ["WhiskerHTTP2"]),
         .library(name: "WhiskerCore", targets: ["WhiskerCore"]),
         .library(name: "OpenAPIWhisker", targets: ["OpenAPIWhisker"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
@@ -23,7 +24,10 @@ let package = Package(
         .target(name: "CWhiskerSystem"),
         // OpenSSL 3 from the system (Debian: libssl-dev); shim.h wraps the macros Swift cannot call.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // libnghttp2 from the system (Debian: libnghttp2-dev), the 1.52 ssize_t session API.
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
         .target(name: "WhiskerSockets", dependencies: ["CWhiskerSystem"]),
+        .target(name: "WhiskerHTTP2", dependencies: ["CNGHTTP2"]),
         .target(
             name: "WhiskerTLS",
             dependencies: ["WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]
@@ -33,6 +37,7 @@ let package = Package(
             dependencies: [
                 "WhiskerSockets",
                 "WhiskerTLS",
+                "WhiskerHTTP2",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -51,6 +56,7 @@ let package = Package(
             dependencies: ["WhiskerCore", "WhiskerSockets", "COpenSSL", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
+        .testTarget(name: "WhiskerHTTP2Tests", dependencies: ["WhiskerHTTP2", "CNGHTTP2"]),
         .testTarget(
             name: "WhiskerTLSTests",
             dependencies: ["WhiskerTLS", "WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]

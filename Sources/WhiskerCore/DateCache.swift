@@ -22,6 +22,12 @@ final class DateCache: Sendable {
         }
     }
 
+    /// The IMF-fixdate alone (`Sun, 06 Nov 1994 08:49:37 GMT`), for HTTP/2's `date` field.
+    func value() -> String {
+        let line = headerLine()
+        return String(decoding: line[6..<(line.count - 2)], as: UTF8.self)
+    }
+
     static func format(_ seconds: Int) -> String {
         var t = time_t(seconds)
         var parts = tm()

@@ -7,45 +7,6 @@ extension HTTP1Connection {
     /// connection alive after a response; with more left, the connection closes instead.
     static let maxBodyDrain: Int64 = 256 * 1024
 
-    /// Runs a handler in its own task and sends its response back to the connection's queue.
-    static func run(_ handler: HTTPHandler, request: Request, connection: QueueBound<HTTP1Connection>, exchangeID: UInt64, logger: Logger) async {
-        let response: Response
-        do {
-            response = try await handler(request)
-        } catch {
-            if !Task.isCancelled {
-                logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
-            }
-            response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
-        }
-        let length: Int64?
-        let write: @Sendable (ResponseBodyWriter) async throws -> Void
-        switch response.body.storage {
-        case .empty:
-            connection.run { $0.writeResponse(response.head, body: [], exchangeID: exchangeID) }
-            return
-        case .bytes(let bytes):
-            connection.run { $0.writeResponse(response.head, body: bytes, exchangeID: exchangeID) }
-            return
-        case .stream(let streamLength, let streamWrite):
-            (length, write) = (streamLength, streamWrite)
-        }
-        connection.run { $0.writeStreamHead(response.head, length: length, exchangeID: exchangeID) }
-        guard request.head.method != .head else {
-            connection.run { $0.finishStream(exchangeID: exchangeID) }
-            return
-        }
-        do {
-            try await write(ResponseBodyWriter(sink: HTTP1BodySink(connection: connection, exchangeID: exchangeID)))
-            connection.run { $0.finishStream(exchangeID: exchangeID) }
-        } catch {
-            if !(error is ResponseBodyError) && !Task.isCancelled {
-                logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
-            }
-            connection.run { $0.abortStream(exchangeID: exchangeID) }
-        }
-    }
-
     /// The exchange a late callback refers to, if it is still current.
     private func current(_ exchangeID: UInt64) -> HTTP1Exchange? {
         guard let exchange, exchange.id == exchangeID, !isClosing else { return nil }
@@ -180,14 +141,30 @@ extension HTTP1Connection {
     }
 }
 
-/// Sends a streamed body's chunks to an HTTP/1.1 connection, one at a time.
-struct HTTP1BodySink: ResponseBodySink {
+/// One HTTP/1.1 exchange as the place a handler's response goes; each call hops to the connection's queue.
+struct HTTP1ResponseTarget: ResponseTarget {
     let connection: QueueBound<HTTP1Connection>
     let exchangeID: UInt64
 
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
+        connection.run { [exchangeID] in $0.writeResponse(head, body: body, exchangeID: exchangeID) }
+    }
+
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
+        connection.run { [exchangeID] in $0.writeStreamHead(head, length: length, exchangeID: exchangeID) }
+    }
+
+    func finishStream() {
+        connection.run { [exchangeID] in $0.finishStream(exchangeID: exchangeID) }
+    }
+
+    func abortStream() {
+        connection.run { [exchangeID] in $0.abortStream(exchangeID: exchangeID) }
+    }
+
     func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            connection.run { connection in
+            connection.run { [exchangeID] connection in
                 connection.writeStreamChunk(bytes, exchangeID: exchangeID) { error in
                     if let error { continuation.resume(throwing: error) } else { continuation.resume() }
                 }

@@ -27,6 +27,7 @@ extension HTTP1Connection {
     }
 
     func updateTimer() {
+        guard http2 == nil else { return }
         if let (_, deadline) = currentDeadline() { timer.arm(deadline) }
     }
 

@@ -25,6 +25,8 @@ final class HTTP1Connection {
     let timer: ConnectionTimer
     /// Handler tasks run on the connection's own queue (see ``DispatchQueueExecutor``).
     let executor: DispatchQueueExecutor
+    /// Set once the client's first bytes were the HTTP/2 preface: from then on it serves.
+    var http2: HTTP2Connection?
     var lastReadAt = DispatchTime.now()
     var headStartedAt: DispatchTime?
     var idleSince = DispatchTime.now()
@@ -55,6 +57,10 @@ final class HTTP1Connection {
     // MARK: Reading
 
     private func readable() {
+        if let http2 {
+            http2.readable()
+            return
+        }
         do {
             switch try socket.read(into: &buffer) {
             case .wouldBlock:
@@ -83,6 +89,7 @@ final class HTTP1Connection {
     private func didClose() {
         isClosing = true
         timer.cancel()
+        http2?.connectionClosed()
         if let exchange {
             exchange.body?.finish(error: RequestBodyError.connectionClosed)
             if !exchange.isResponseComplete { exchange.task?.cancel() }
@@ -139,6 +146,15 @@ final class HTTP1Connection {
                 }
             } else {
                 guard buffer.readableBytes > 0 else { return }
+                if nextExchangeID == 0, let settings = context.configuration.http2 {
+                    switch HTTP2Preface.match(buffer) {
+                    case .yes:
+                        startHTTP2(settings)
+                        return
+                    case .needMore: return
+                    case .no: break
+                    }
+                }
                 let event: HTTP1RequestParser.Event?
                 do {
                     event = try parser.next(&buffer)
@@ -152,8 +168,24 @@ final class HTTP1Connection {
         }
     }
 
+    /// Hands the connection to HTTP/2 with what was read so far (the preface and beyond).
+    private func startHTTP2(_ settings: HTTP2Settings) {
+        let connection: HTTP2Connection
+        do {
+            connection = try HTTP2Connection(socket: socket, context: context, settings: settings, executor: executor)
+        } catch {
+            logger.error("cannot start HTTP/2", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+            close()
+            return
+        }
+        http2 = connection
+        timer.cancel()
+        headStartedAt = nil
+        connection.start(buffered: &buffer)
+    }
+
     private func updateReadInterest() {
-        guard !isClosing else { return }
+        guard !isClosing, http2 == nil else { return }
         var wantsBytes = true
         if let exchange {
             if exchange.isBodyPaused {
@@ -189,8 +221,9 @@ final class HTTP1Connection {
             let request = Request(head: head.request, body: body, pathParameters: parameters, peer: socket.peer)
             // Starts on this thread and runs until the handler first suspends (often never, for
             // a small handler): no hand-off to another thread. It resumes on this queue.
-            exchange.task = Task.immediate(executorPreference: executor) { [bound, id = exchange.id, logger] in
-                await HTTP1Connection.run(handler, request: request, connection: bound, exchangeID: id, logger: logger)
+            let target = HTTP1ResponseTarget(connection: bound, exchangeID: exchange.id)
+            exchange.task = Task.immediate(executorPreference: executor) { [logger] in
+                await runHandler(handler, request: request, target: target, logger: logger)
             }
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
@@ -275,7 +308,28 @@ final class HTTP1Connection {
     /// Graceful shutdown: an idle connection closes now; a busy one finishes its response with
     /// `Connection: close` (or closes right after it, if the head already went out).
     func beginShutdown() {
+        if let http2 {
+            http2.beginShutdown()
+            return
+        }
         isShuttingDown = true
         if exchange == nil { close() }
+    }
+}
+
+/// The client connection preface of HTTP/2 (RFC 9113 §3.4), which a client with prior knowledge
+/// (or one that negotiated `h2` in ALPN) sends instead of a request line.
+enum HTTP2Preface {
+    static let bytes = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    enum Match { case yes, no, needMore }
+
+    /// Whether `buffer` starts with the preface, could still (too few bytes), or does not.
+    static func match(_ buffer: ReadBuffer) -> Match {
+        buffer.withUnsafeReadableBytes { readable in
+            let count = min(readable.count, bytes.count)
+            guard readable.prefix(count).elementsEqual(bytes.prefix(count)) else { return .no }
+            return count == bytes.count ? .yes : .needMore
+        }
     }
 }

@@ -109,10 +109,14 @@ final class RequestBodyChannel: Sendable {
     /// Called (off the connection's queue) on the first read and whenever a paused producer may
     /// read again; the connection hops to its queue to act on it.
     private let onDemand: @Sendable () -> Void
+    /// Called with each chunk's size as the consumer takes it (HTTP/2 acknowledges bytes to the
+    /// peer only then, so flow control reaches the client).
+    private let onConsume: (@Sendable (Int) -> Void)?
 
-    init(highWatermark: Int, onDemand: @escaping @Sendable () -> Void) {
+    init(highWatermark: Int, onDemand: @escaping @Sendable () -> Void, onConsume: (@Sendable (Int) -> Void)? = nil) {
         self.highWatermark = highWatermark
         self.onDemand = onDemand
+        self.onConsume = onConsume
     }
 
     /// Whether the consumer has asked for the body (and so `100 Continue` may be sent).
@@ -139,7 +143,10 @@ final class RequestBodyChannel: Sendable {
             if full { state.producerPaused = true }
             return (nil, full)
         }
-        waiter?.resume(returning: chunk)
+        if let waiter {
+            onConsume?(chunk.count)
+            waiter.resume(returning: chunk)
+        }
         return !full
     }
 
@@ -179,7 +186,9 @@ final class RequestBodyChannel: Sendable {
         }
         if signal { onDemand() }
         switch step {
-        case .chunk(let chunk): return chunk
+        case .chunk(let chunk):
+            if let chunk { onConsume?(chunk.count) }
+            return chunk
         case .fail(let error): throw error
         case .wait:
             return try await withTaskCancellationHandler {
@@ -191,6 +200,7 @@ final class RequestBodyChannel: Sendable {
                         state.waiter = continuation
                         return nil
                     }
+                    if case .success(let chunk?)? = resumeNow { onConsume?(chunk.count) }
                     if let resumeNow { continuation.resume(with: resumeNow) }
                 }
             } onCancel: {

@@ -1,5 +1,6 @@
 public import Logging
 public import WhiskerTLS
+public import WhiskerHTTP2
 
 extension WhiskerServer {
     /// Everything a server needs to listen and serve, with production defaults.
@@ -17,6 +18,10 @@ extension WhiskerServer {
         public var servesCleartext = true
         /// A second listener that speaks HTTPS, or `nil` for none.
         public var https: HTTPS?
+        /// HTTP/2 settings, or `nil` to serve HTTP/1.1 only. With HTTP/2 on, a cleartext listener
+        /// also takes h2c with prior knowledge (the client's preface instead of a request line),
+        /// and an HTTPS listener offers `h2` in ALPN.
+        public var http2: HTTP2Settings? = HTTP2Settings()
         /// Size and count limits, each answered with its own status.
         public var limits: Limits
         /// How long the server waits for a slow peer.

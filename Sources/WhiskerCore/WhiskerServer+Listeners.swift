@@ -27,7 +27,9 @@ extension WhiskerServer {
         if let https = configuration.https {
             let context: TLSContext
             do {
-                context = try TLSContext(https.tls)
+                var tls = https.tls
+                if configuration.http2 == nil { tls.applicationProtocols.removeAll { $0 == "h2" } }
+                context = try TLSContext(tls)
             } catch {
                 throw WhiskerServerError("cannot serve HTTPS: \(error)")
             }

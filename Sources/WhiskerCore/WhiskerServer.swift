@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 @_exported public import struct WhiskerSockets.SocketAddress
 @_exported public import struct WhiskerTLS.TLSConfiguration
+@_exported public import struct WhiskerHTTP2.HTTP2Settings
 public import WhiskerSockets
 
 /// An HTTP/1.1 server on BSD sockets and libdispatch.

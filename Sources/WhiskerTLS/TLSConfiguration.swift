@@ -16,8 +16,8 @@ public struct TLSConfiguration: Sendable, Equatable {
     public var minimumVersion: Version = .tls12
     /// The application protocols the server accepts in ALPN, most preferred first. The server picks
     /// the first of these that the client also offers; a client that offers none of them, or no
-    /// ALPN at all, gets HTTP/1.1. (HTTP/2 is not served yet, so `h2` is not in the default.)
-    public var applicationProtocols: [String] = ["http/1.1"]
+    /// ALPN at all, gets HTTP/1.1. (A `WhiskerServer` with HTTP/2 turned off drops `h2`.)
+    public var applicationProtocols: [String] = ["h2", "http/1.1"]
     /// The TLS 1.2 cipher list, in OpenSSL's syntax (TLS 1.3 suites are OpenSSL's defaults).
     public var tls12Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 

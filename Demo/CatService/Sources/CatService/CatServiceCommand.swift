@@ -17,7 +17,7 @@ import Darwin
 struct CatServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cat-service",
-        abstract: "Serve the WWDC23 CatService (cat emoji and a cat clip) over HTTP/1.1 and HTTPS with Whisker.",
+        abstract: "Serve the WWDC23 CatService (cat emoji and a cat clip) over HTTP/1.1, HTTP/2 and HTTPS with Whisker.",
         discussion: """
             Routes (under the OpenAPI document's server path /api):
               GET /api/emoji?count=N  N random cat emoji, text/plain (1...100; default 1)
@@ -62,6 +62,13 @@ struct CatServiceCommand: AsyncParsableCommand {
         help: "Whether to serve cleartext HTTP on --port too (turn off to serve HTTPS only)."
     )
     var cleartext = true
+
+    @Flag(
+        name: .customLong("http2"),
+        inversion: .prefixedNo,
+        help: "Whether to serve HTTP/2: h2c with prior knowledge on the cleartext port, h2 by ALPN over TLS."
+    )
+    var http2 = true
 
     @Option(
         name: .customLong("log-level"),
@@ -109,6 +116,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         var configuration = WhiskerServer.Configuration(host: host, port: port)
         configuration.logger = logger
         configuration.servesCleartext = cleartext
+        if !http2 { configuration.http2 = nil }
         if let tlsCertificate, let tlsPrivateKey {
             configuration.https = .init(port: tlsPort, tls: TLSConfiguration(certificateChainPath: tlsCertificate, privateKeyPath: tlsPrivateKey))
         }

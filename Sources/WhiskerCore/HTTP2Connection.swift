@@ -1,0 +1,321 @@
+import Dispatch
+import HTTPTypes
+import Logging
+import WhiskerHTTP2
+import WhiskerSockets
+
+/// Serves HTTP/2 on one connection (after the client's preface, over TLS with ALPN `h2` or over
+/// cleartext with prior knowledge): an nghttp2 session fed from the socket, one handler task per
+/// stream, on the connection's queue like HTTP/1.1.
+///
+/// Backpressure both ways: request-body bytes are acknowledged to the client (WINDOW_UPDATE) only
+/// as the handler reads them, and frames are produced only as fast as the socket takes them (one
+/// write in flight); a response chunk's `write` returns once nghttp2 has framed it, which flow
+/// control holds back while the client's window is closed.
+final class HTTP2Connection {
+    let socket: any ByteStream
+    let context: ServerContext
+    private let session: HTTP2Session
+    private let executor: DispatchQueueExecutor
+    private var buffer = ReadBuffer()
+    private var streams: [Int32: HTTP2Stream] = [:]
+    private var isWriting = false
+    private var isClosed = false
+    private var isShuttingDown = false
+    private var logger: Logger { context.logger }
+
+    /// One request/response exchange.
+    final class HTTP2Stream {
+        var task: Task<Void, Never>?
+        var body: RequestBodyChannel?
+        var isHEAD = false
+        var isResponseComplete = false
+        /// The completion of the response chunk nghttp2 has not framed yet (one at a time).
+        var pendingChunk: ((any Error)?) -> Void = { _ in }
+        var hasPendingChunk = false
+    }
+
+    init(socket: any ByteStream, context: ServerContext, settings: HTTP2Settings, executor: DispatchQueueExecutor) throws(HTTP2Error) {
+        self.socket = socket
+        self.context = context
+        self.session = try HTTP2Session(settings: settings)
+        self.executor = executor
+    }
+
+    private var bound: QueueBound<HTTP2Connection> { QueueBound(self, queue: socket.queue) }
+
+    /// Takes over with the bytes the HTTP/1.1 side already read (the preface and what followed).
+    func start(buffered: inout ReadBuffer) {
+        process(&buffered)
+    }
+
+    /// The socket is readable.
+    func readable() {
+        guard !isClosed else { return }
+        do {
+            switch try socket.read(into: &buffer) {
+            case .wouldBlock: return
+            case .endOfStream:
+                socket.close()
+                return
+            case .bytes: process(&buffer)
+            }
+        } catch {
+            socket.close()
+        }
+    }
+
+    private func process(_ bytes: inout ReadBuffer) {
+        let events: [HTTP2Session.Event]
+        do {
+            events = try bytes.withUnsafeReadableBytes { (readable) throws(HTTP2Error) in try session.receive(UnsafeRawBufferPointer(readable)) }
+        } catch {
+            logger.info("HTTP/2 connection error", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+            bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
+            flush()
+            socket.closeAfterFlush(linger: .milliseconds(500))
+            return
+        }
+        bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
+        for event in events { handle(event) }
+        flush()
+    }
+
+    private func handle(_ event: HTTP2Session.Event) {
+        switch event {
+        case .request(let id, let fields, let endStream):
+            startStream(id, fields: fields, endStream: endStream)
+        case .data(let id, let bytes):
+            if let body = streams[id]?.body {
+                _ = body.push(bytes[...])
+            } else {
+                // Nobody reads this stream's body any more: give the window back at once.
+                session.consume(streamID: id, count: bytes.count)
+            }
+        case .endStream(let id):
+            streams[id]?.body?.finish(error: nil)
+        case .streamClosed(let id, _):
+            guard let stream = streams.removeValue(forKey: id) else { return }
+            stream.body?.finish(error: RequestBodyError.connectionClosed)
+            if !stream.isResponseComplete { stream.task?.cancel() }
+            if stream.hasPendingChunk {
+                stream.hasPendingChunk = false
+                stream.pendingChunk(ResponseBodyError.connectionClosed)
+            }
+            if isShuttingDown && streams.isEmpty { finishShutdown() }
+        }
+    }
+
+    private func startStream(_ id: Int32, fields: [(name: String, value: String)], endStream: Bool) {
+        var method: HTTPRequest.Method?
+        var scheme: String?
+        var authority: String?
+        var path: String?
+        var headerFields = HTTPFields()
+        for (name, value) in fields {
+            switch name {
+            case ":method": method = HTTPRequest.Method(value)
+            case ":scheme": scheme = value
+            case ":authority": authority = value
+            case ":path": path = value
+            default:
+                if let fieldName = HTTPField.Name(name) { headerFields.append(HTTPField(name: fieldName, value: value)) }
+            }
+        }
+        // A `host` field stands in for a missing `:authority` (RFC 9113 §8.3.1).
+        let host = HTTPField.Name("Host")!
+        if authority == nil { authority = headerFields[host] }
+        headerFields[host] = nil
+        guard let method, let path else {
+            session.reset(streamID: id, errorCode: 0x1)  // PROTOCOL_ERROR
+            return
+        }
+        let stream = HTTP2Stream()
+        stream.isHEAD = method == .head
+        streams[id] = stream
+        let head = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: headerFields)
+        let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
+        switch context.router.match(method: method, path: pathOnly) {
+        case .found(let handler, let parameters):
+            var body: RequestBody?
+            if !endStream {
+                let connection = bound
+                let channel = RequestBodyChannel(highWatermark: Int.max, onDemand: {}) { count in
+                    connection.run { $0.consumed(count, streamID: id) }
+                }
+                stream.body = channel
+                body = RequestBody(length: headerFields[.contentLength].flatMap { Int64($0) }, channel: channel)
+            }
+            let request = Request(head: head, body: body, pathParameters: parameters, peer: socket.peer)
+            let target = HTTP2ResponseTarget(connection: bound, streamID: id)
+            stream.task = Task.immediate(executorPreference: executor) { [logger] in
+                await runHandler(handler, request: request, target: target, logger: logger)
+            }
+        case .methodNotAllowed(let allowed):
+            let allow = allowed.map(\.rawValue).joined(separator: ", ")
+            let response = ResponseHeadWriter.rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: \(allow)"), extraFields: [.allow: allow])
+            if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, streamID: id) }
+        case .notFound:
+            let response = ResponseHeadWriter.rejection(HTTPRejection(.notFound, "no route for \(pathOnly)"))
+            if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, streamID: id) }
+        }
+    }
+
+    private func consumed(_ count: Int, streamID: Int32) {
+        guard !isClosed else { return }
+        session.consume(streamID: streamID, count: count)
+        flush()
+    }
+
+    // MARK: Responses (called on the queue through HTTP2ResponseTarget)
+
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, streamID: Int32) {
+        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
+        stream.isResponseComplete = true
+        let sendsBody = !body.isEmpty && !stream.isHEAD
+        respond(head, length: Int64(body.count), hasBody: sendsBody, streamID: streamID)
+        if sendsBody { session.send(streamID: streamID, bytes: body, endStream: true, completion: nil) }
+        flush()
+    }
+
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?, streamID: Int32) {
+        guard let stream = streams[streamID] else { return }
+        respond(head, length: length ?? head.headerFields[.contentLength].flatMap { Int64($0) }, hasBody: !stream.isHEAD, streamID: streamID)
+        flush()
+    }
+
+    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
+        guard let stream = streams[streamID], !isClosed else {
+            completion(ResponseBodyError.connectionClosed)
+            return
+        }
+        guard !stream.isHEAD else {
+            completion(nil)
+            return
+        }
+        stream.pendingChunk = completion
+        stream.hasPendingChunk = true
+        session.send(streamID: streamID, bytes: bytes, endStream: false) { [weak stream] in
+            guard let stream, stream.hasPendingChunk else { return }
+            stream.hasPendingChunk = false
+            stream.pendingChunk(nil)
+        }
+        flush()
+    }
+
+    func finishStream(streamID: Int32) {
+        guard let stream = streams[streamID] else { return }
+        stream.isResponseComplete = true
+        if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
+        flush()
+    }
+
+    func abortStream(streamID: Int32) {
+        guard streams[streamID] != nil else { return }
+        session.reset(streamID: streamID)
+        flush()
+    }
+
+    private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, streamID: Int32) {
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(head.headerFields.count + 2)
+        for field in head.headerFields where !Self.connectionSpecific.contains(field.name) && field.name != .contentLength {
+            fields.append((field.name.canonicalName, field.value))
+        }
+        if let length, head.status.code != 204, head.status.code != 304 { fields.append(("content-length", String(length))) }
+        fields.append(("date", DateCache.shared.value()))
+        do {
+            try session.respond(streamID: streamID, status: head.status.code, fields: fields, hasBody: hasBody)
+        } catch {
+            logger.error("HTTP/2 response failed", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+            session.reset(streamID: streamID)
+        }
+    }
+
+    /// Fields that mean nothing (and are malformed) in HTTP/2 (RFC 9113 §8.2.2).
+    private static let connectionSpecific: Set<HTTPField.Name> = [.connection, .transferEncoding, .upgrade, HTTPField.Name("Proxy-Connection")!, HTTPField.Name("Keep-Alive")!]
+
+    // MARK: Output and closing
+
+    /// Writes what nghttp2 has to send, one write in flight at a time.
+    private func flush() {
+        guard !isWriting, !isClosed else { return }
+        let output: [UInt8]?
+        do {
+            output = try session.takeOutput()
+        } catch {
+            logger.info("HTTP/2 send failed", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+            socket.close()
+            return
+        }
+        guard let output else {
+            if !session.isActive { socket.closeAfterFlush(linger: .milliseconds(500)) }
+            return
+        }
+        isWriting = true
+        socket.write(output[...], flush: true) { [self] error in
+            isWriting = false
+            if error == nil { flush() }
+        }
+    }
+
+    /// Graceful shutdown: GOAWAY, then close once the open streams finish.
+    func beginShutdown() {
+        guard !isShuttingDown, !isClosed else { return }
+        isShuttingDown = true
+        session.goAway()
+        flush()
+        if streams.isEmpty { finishShutdown() }
+    }
+
+    private func finishShutdown() {
+        flush()
+        socket.closeAfterFlush(linger: .milliseconds(500))
+    }
+
+    /// The socket closed: cancel every handler still running.
+    func connectionClosed() {
+        isClosed = true
+        for (_, stream) in streams {
+            stream.body?.finish(error: RequestBodyError.connectionClosed)
+            if !stream.isResponseComplete { stream.task?.cancel() }
+            if stream.hasPendingChunk {
+                stream.hasPendingChunk = false
+                stream.pendingChunk(ResponseBodyError.connectionClosed)
+            }
+        }
+        streams.removeAll()
+    }
+}
+
+/// One HTTP/2 stream as the place a handler's response goes; each call hops to the connection's queue.
+struct HTTP2ResponseTarget: ResponseTarget {
+    let connection: QueueBound<HTTP2Connection>
+    let streamID: Int32
+
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
+        connection.run { [streamID] in $0.writeResponse(head, body: body, streamID: streamID) }
+    }
+
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
+        connection.run { [streamID] in $0.writeStreamHead(head, length: length, streamID: streamID) }
+    }
+
+    func finishStream() {
+        connection.run { [streamID] in $0.finishStream(streamID: streamID) }
+    }
+
+    func abortStream() {
+        connection.run { [streamID] in $0.abortStream(streamID: streamID) }
+    }
+
+    func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            connection.run { [streamID] connection in
+                connection.writeStreamChunk(bytes, streamID: streamID) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                }
+            }
+        }
+    }
+}

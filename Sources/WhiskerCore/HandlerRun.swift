@@ -1,0 +1,56 @@
+import HTTPTypes
+import Logging
+
+/// Where a handler's response goes: one HTTP/1.1 exchange or one HTTP/2 stream. The calls come
+/// from the handler's task; implementations hop to their connection's queue.
+protocol ResponseTarget: ResponseBodySink {
+    /// A whole response whose body is in memory.
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>)
+    /// The head of a streamed body, of known length or not.
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?)
+    /// The streamed body is complete.
+    func finishStream()
+    /// The streamed body failed after its head went out.
+    func abortStream()
+}
+
+/// Runs `handler` for `request` and sends its response to `target`, whatever the protocol: errors
+/// become a logged 500, a streamed body is written chunk by chunk with backpressure, and a HEAD
+/// request gets the head only.
+func runHandler(_ handler: HTTPHandler, request: Request, target: some ResponseTarget, logger: Logger) async {
+    let response: Response
+    do {
+        response = try await handler(request)
+    } catch {
+        if !Task.isCancelled {
+            logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
+        }
+        response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
+    }
+    let length: Int64?
+    let write: @Sendable (ResponseBodyWriter) async throws -> Void
+    switch response.body.storage {
+    case .empty:
+        target.writeResponse(response.head, body: [])
+        return
+    case .bytes(let bytes):
+        target.writeResponse(response.head, body: bytes)
+        return
+    case .stream(let streamLength, let streamWrite):
+        (length, write) = (streamLength, streamWrite)
+    }
+    target.writeStreamHead(response.head, length: length)
+    guard request.head.method != .head else {
+        target.finishStream()
+        return
+    }
+    do {
+        try await write(ResponseBodyWriter(sink: target))
+        target.finishStream()
+    } catch {
+        if !(error is ResponseBodyError) && !Task.isCancelled {
+            logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
+        }
+        target.abortStream()
+    }
+}

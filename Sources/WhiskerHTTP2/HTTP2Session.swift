@@ -1,0 +1,300 @@
+internal import CNGHTTP2
+
+/// The HTTP/2 state of one server connection, with no I/O: an nghttp2 session driven with bytes in
+/// (``receive(_:)``) and bytes out (``takeOutput()``), reporting what happened as ``Event``s.
+///
+/// Use it on one queue only (nghttp2 sessions are not thread-safe). Request bodies are
+/// acknowledged to the peer (WINDOW_UPDATE) only when ``consume(streamID:count:)`` says the
+/// handler read them. Response bodies are queued per stream with ``send(streamID:bytes:endStream:completion:)``;
+/// nghttp2 pulls them as flow control allows, and each chunk's completion runs (from
+/// ``takeOutput()``) once nghttp2 has framed all of it.
+package final class HTTP2Session {
+    /// What the peer did.
+    package enum Event: Sendable {
+        /// A request's header block; `endStream` when it has no body.
+        case request(streamID: Int32, fields: [(name: String, value: String)], endStream: Bool)
+        /// Request body bytes.
+        case data(streamID: Int32, bytes: [UInt8])
+        /// The request body is complete (END_STREAM on DATA or on trailers).
+        case endStream(streamID: Int32)
+        /// The stream is gone: finished, reset by the peer (`errorCode` not 0) or refused.
+        case streamClosed(streamID: Int32, errorCode: UInt32)
+    }
+
+    private var session: OpaquePointer?
+    private var events: [Event] = []
+    private var headerBlocks: [Int32: [(name: String, value: String)]] = [:]
+    private var outgoing: [Int32: OutgoingBody] = [:]
+    /// Completions of response chunks that nghttp2 has framed, waiting for ``takeOutput()``.
+    private var framedCompletions: [() -> Void] = []
+
+    /// The response body queued for one stream.
+    private final class OutgoingBody {
+        var chunks: [(bytes: ArraySlice<UInt8>, completion: (() -> Void)?)] = []
+        var ended = false
+        var deferred = false
+    }
+
+    /// Creates a server session and queues its SETTINGS.
+    /// - Parameter upgradeSettings: For `Upgrade: h2c`, the decoded `HTTP2-Settings` payload; the
+    ///   upgraded request is then stream 1, half closed.
+    package init(settings: HTTP2Settings, upgradeSettings: [UInt8]? = nil, upgradeIsHEAD: Bool = false) throws(HTTP2Error) {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_no_auto_window_update(option, 1)
+        nghttp2_option_set_max_send_header_block_length(option, 64 * 1024)
+        nghttp2_option_set_stream_reset_rate_limit(option, settings.resetRateLimit.burst, settings.resetRateLimit.perSecond)
+        nghttp2_option_set_max_continuations(option, settings.maxContinuations)
+
+        var created: OpaquePointer?
+        let result = nghttp2_session_server_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        guard result == 0, let created else { throw HTTP2Error(operation: "creating a session", code: result) }
+        session = created
+
+        var entries = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: settings.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: settings.initialStreamWindowSize),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: settings.maxHeaderListSize),
+        ]
+        try check(nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count), "submitting SETTINGS")
+        if settings.connectionWindowSize > 65_535 {
+            try check(nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, settings.connectionWindowSize), "sizing the connection window")
+        }
+        if let upgradeSettings {
+            try check(nghttp2_session_upgrade2(created, upgradeSettings, upgradeSettings.count, upgradeIsHEAD ? 1 : 0, nil), "upgrading from HTTP/1.1")
+        }
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    private func check(_ result: Int32, _ operation: String) throws(HTTP2Error) {
+        if result != 0 { throw HTTP2Error(operation: operation, code: result) }
+    }
+
+    /// Processes bytes from the peer.
+    /// - Returns: What the peer did, in order.
+    /// - Throws: ``HTTP2Error`` when the peer broke the protocol badly enough that the connection
+    ///   must end; a GOAWAY for the peer is then waiting in ``takeOutput()``.
+    package func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) -> [Event] {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else { return [] }
+        let result = nghttp2_session_mem_recv(session, base, bytes.count)
+        let happened = events
+        events.removeAll(keepingCapacity: true)
+        if result < 0 { throw HTTP2Error(operation: "receiving", code: Int32(result)) }
+        return happened
+    }
+
+    /// The frames nghttp2 wants to send now (up to `limit` bytes), or `nil`; then runs the
+    /// completions of the response chunks those frames carry.
+    package func takeOutput(limit: Int = 256 * 1024) throws(HTTP2Error) -> [UInt8]? {
+        var output: [UInt8] = []
+        while output.count < limit {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 { throw HTTP2Error(operation: "sending", code: Int32(count)) }
+            guard count > 0, let data else { break }
+            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+        }
+        let completions = framedCompletions
+        framedCompletions.removeAll()
+        for completion in completions { completion() }
+        return output.isEmpty ? nil : output
+    }
+
+    /// Whether the session is still open to frames either way (false after GOAWAY both ways).
+    package var isActive: Bool { nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0 }
+
+    /// Queues a response's head. With `hasBody` false the stream ends with the head.
+    package func respond(streamID: Int32, status: Int, fields: [(name: String, value: String)], hasBody: Bool) throws(HTTP2Error) {
+        var all = [(":status", String(status))] + fields.map { ($0.name, $0.value) }
+        if hasBody { outgoing[streamID] = OutgoingBody() }
+        let result = withHeaderList(&all) { list in
+            if hasBody {
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+                return nghttp2_submit_response(session, streamID, list.baseAddress, list.count, &provider)
+            }
+            return nghttp2_submit_response(session, streamID, list.baseAddress, list.count, nil)
+        }
+        if result != 0 {
+            outgoing[streamID] = nil
+            throw HTTP2Error(operation: "submitting a response", code: result)
+        }
+    }
+
+    /// Queues response body bytes for a stream whose head said `hasBody`; `completion` runs once
+    /// nghttp2 has framed them (from ``takeOutput()``), or never if the stream closes first (see
+    /// ``Event/streamClosed(streamID:errorCode:)``).
+    package func send(streamID: Int32, bytes: ArraySlice<UInt8>, endStream: Bool, completion: (() -> Void)?) {
+        guard let body = outgoing[streamID], !body.ended else { return }
+        if !bytes.isEmpty || completion != nil { body.chunks.append((bytes, completion)) }
+        if endStream { body.ended = true }
+        if body.deferred {
+            body.deferred = false
+            nghttp2_session_resume_data(session, streamID)
+        }
+    }
+
+    /// Tells the peer that the handler read `count` body bytes of `streamID`: they leave the
+    /// stream's and the connection's receive windows.
+    package func consume(streamID: Int32, count: Int) {
+        guard count > 0 else { return }
+        nghttp2_session_consume(session, streamID, count)
+    }
+
+    /// Resets a stream (the handler failed mid-body, or the response ended early).
+    package func reset(streamID: Int32, errorCode: UInt32 = 0x2 /* INTERNAL_ERROR */) {
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
+    }
+
+    /// Starts a graceful shutdown: GOAWAY naming the last stream the server will process.
+    package func goAway() {
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_NO_ERROR.rawValue), nil, 0)
+    }
+
+    /// The number of streams still open.
+    package var openStreams: Int { outgoingCount + headerBlocks.count }
+    private var outgoingCount: Int { outgoing.count }
+
+    // MARK: Callbacks (called by nghttp2 inside receive and takeOutput, on the same thread)
+
+    fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) {
+        if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+            headerBlocks[frame.pointee.hd.stream_id] = []
+        }
+    }
+
+    fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        let streamID = frame.pointee.hd.stream_id
+        guard headerBlocks[streamID] != nil else { return }  // trailers: ignored
+        headerBlocks[streamID]!.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+
+    fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
+        let streamID = frame.pointee.hd.stream_id
+        let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        switch Int(frame.pointee.hd.type) {
+        case Int(NGHTTP2_HEADERS.rawValue):
+            if let fields = headerBlocks.removeValue(forKey: streamID) {
+                events.append(.request(streamID: streamID, fields: fields, endStream: endStream))
+            } else if endStream {
+                events.append(.endStream(streamID: streamID))
+            }
+        case Int(NGHTTP2_DATA.rawValue):
+            if endStream { events.append(.endStream(streamID: streamID)) }
+        default:
+            break
+        }
+    }
+
+    fileprivate func dataChunk(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
+        events.append(.data(streamID: streamID, bytes: Array(bytes)))
+    }
+
+    fileprivate func streamClosed(_ streamID: Int32, errorCode: UInt32) {
+        headerBlocks[streamID] = nil
+        outgoing[streamID] = nil
+        events.append(.streamClosed(streamID: streamID, errorCode: errorCode))
+    }
+
+    /// nghttp2 asks for up to `length` body bytes of `streamID`.
+    fileprivate func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let body = outgoing[streamID] else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        var written = 0
+        while written < length, !body.chunks.isEmpty {
+            let chunk = body.chunks[0].bytes
+            let count = min(chunk.count, length - written)
+            chunk.withUnsafeBufferPointer { source in
+                (buffer + written).update(from: source.baseAddress!, count: count)
+            }
+            written += count
+            if count == chunk.count {
+                if let completion = body.chunks.removeFirst().completion { framedCompletions.append(completion) }
+            } else {
+                body.chunks[0].bytes = chunk.dropFirst(count)
+            }
+        }
+        // Empty chunks that only carry a completion.
+        while let first = body.chunks.first, first.bytes.isEmpty {
+            if let completion = body.chunks.removeFirst().completion { framedCompletions.append(completion) }
+        }
+        if body.chunks.isEmpty && body.ended {
+            flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+            outgoing[streamID] = nil
+            return written
+        }
+        if written == 0 {
+            body.deferred = true
+            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+        }
+        return written
+    }
+}
+
+/// Builds nghttp2's header list over `fields`' UTF-8, valid for the duration of `body`.
+private func withHeaderList<Result>(_ fields: inout [(String, String)], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> Result) -> Result {
+    var bytes: [UInt8] = []
+    var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
+    for (name, value) in fields {
+        let nameStart = bytes.count
+        bytes += name.utf8
+        let valueStart = bytes.count
+        bytes += value.utf8
+        spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+    }
+    return bytes.withUnsafeMutableBufferPointer { all in
+        let base = all.baseAddress!  // never empty: ":status" is always there
+        var list = spans.map {
+            nghttp2_nv(name: base + $0.name, value: base + $0.value, namelen: $0.nameLength, valuelen: $0.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        }
+        return list.withUnsafeMutableBufferPointer { body($0) }
+    }
+}
+
+private func session(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
+    Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+    if let frame { session(userData).beginHeaders(frame) }
+    return 0
+}
+
+private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    if let frame, let name, let value {
+        session(userData).header(frame, name: UnsafeBufferPointer(start: name, count: nameLength), value: UnsafeBufferPointer(start: value, count: valueLength))
+    }
+    return 0
+}
+
+private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    if let frame { session(userData).frameReceived(frame) }
+    return 0
+}
+
+private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+    if let data { session(userData).dataChunk(streamID: streamID, bytes: UnsafeBufferPointer(start: data, count: length)) }
+    return 0
+}
+
+private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+    session(userData).streamClosed(streamID, errorCode: errorCode)
+    return 0
+}
+
+private let readBodyCallback: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+    guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    return session(userData).readBody(streamID: streamID, into: buffer, length: length, flags: flags)
+}

@@ -1,0 +1,101 @@
+import CNGHTTP2
+import Testing
+@testable import WhiskerHTTP2
+
+@Suite struct HTTP2SessionTests {
+    @Test func request_ArrivesAsOneEvent_WithItsPseudoHeaders() throws {
+        let client = MemoryHTTP2Client()
+        let server = try HTTP2Session(settings: HTTP2Settings())
+        let id = client.request(path: "/api/emoji?count=3")
+        let events = try exchange(client, server)
+        let requests = events.compactMap { event -> [(name: String, value: String)]? in
+            if case .request(id, let fields, true) = event { fields } else { nil }
+        }
+        #expect(requests.count == 1)
+        #expect(requests.first?.first { $0.name == ":path" }?.value == "/api/emoji?count=3")
+        #expect(requests.first?.first { $0.name == ":method" }?.value == "GET")
+    }
+
+    @Test func responseBody_FarPastTheInitialWindow_ArrivesWhole_AndChunksCompleteAsFramed() throws {
+        let client = MemoryHTTP2Client()
+        let server = try HTTP2Session(settings: HTTP2Settings())
+        let id = client.request(path: "/clip")
+        _ = try exchange(client, server)
+        let body = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try server.respond(streamID: id, status: 200, fields: [("content-type", "video/mp4")], hasBody: true)
+        var completed = 0
+        for start in stride(from: 0, to: body.count, by: 100_000) {
+            server.send(streamID: id, bytes: body[start..<min(start + 100_000, body.count)], endStream: false) { completed += 1 }
+        }
+        server.send(streamID: id, bytes: [], endStream: true, completion: nil)
+        _ = try exchange(client, server, rounds: 200)
+        #expect(client.status(id) == "200")
+        #expect(client.bodies[id] == body, "1 MB through a 65,535-byte initial window, as the client opened it")
+        #expect(completed == 10)
+        #expect(client.closed[id] == 0)
+    }
+
+    @Test func requestBody_IsHeldToTheStreamWindow_UntilConsumed() throws {
+        var settings = HTTP2Settings()
+        settings.initialStreamWindowSize = 64 * 1024
+        let client = MemoryHTTP2Client()
+        let server = try HTTP2Session(settings: settings)
+        let upload = [UInt8](repeating: 0x41, count: 1_000_000)
+        let id = client.request(method: "PUT", path: "/upload", body: upload)
+        func received(_ events: [HTTP2Session.Event]) -> Int {
+            events.reduce(0) { total, event in if case .data(id, let bytes) = event { total + bytes.count } else { total } }
+        }
+        var total = received(try exchange(client, server))
+        #expect(total > 0 && total <= 64 * 1024, "without consume the client may send one window: \(total)")
+        var ended = false
+        for _ in 0..<100 where !ended {
+            server.consume(streamID: id, count: total)
+            let events = try exchange(client, server)
+            let more = received(events)
+            ended = events.contains { if case .endStream(id) = $0 { true } else { false } }
+            #expect(more <= 64 * 1024)
+            total += more
+            server.consume(streamID: id, count: more)
+        }
+        #expect(ended)
+    }
+
+    @Test func clientReset_ClosesTheStream_WithItsErrorCode() throws {
+        let client = MemoryHTTP2Client()
+        let server = try HTTP2Session(settings: HTTP2Settings())
+        let id = client.request(path: "/slow")
+        _ = try exchange(client, server)
+        client.cancel(id)
+        let events = try exchange(client, server)
+        #expect(events.contains { if case .streamClosed(id, UInt32(NGHTTP2_CANCEL.rawValue)) = $0 { true } else { false } })
+    }
+
+    @Test func goAway_ReachesTheClient() throws {
+        let client = MemoryHTTP2Client()
+        let server = try HTTP2Session(settings: HTTP2Settings())
+        client.request(path: "/")
+        _ = try exchange(client, server)
+        server.goAway()
+        _ = try exchange(client, server)
+        #expect(client.goAwayReceived)
+    }
+
+    @Test func bytesThatAreNotAPreface_AreAConnectionError() throws {
+        let server = try HTTP2Session(settings: HTTP2Settings())
+        let garbage = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        #expect(throws: HTTP2Error.self) { try garbage.withUnsafeBytes { try server.receive($0) } }
+    }
+
+    @Test func tooManyConcurrentStreams_AreRefused() throws {
+        var settings = HTTP2Settings()
+        settings.maxConcurrentStreams = 2
+        let client = MemoryHTTP2Client()
+        let server = try HTTP2Session(settings: settings)
+        _ = try exchange(client, server)  // the client learns the limit
+        let ids = (0..<4).map { _ in client.request(path: "/") }
+        let events = try exchange(client, server)
+        let started = events.filter { if case .request = $0 { true } else { false } }.count
+        #expect(started == 2, "nghttp2 client queues past the peer's limit; the server sees at most 2")
+        #expect(ids.count == 4)
+    }
+}
