@@ -149,7 +149,7 @@ final class HTTP1Connection {
                 if nextExchangeID == 0, let settings = context.configuration.http2 {
                     switch HTTP2Preface.match(buffer) {
                     case .yes:
-                        startHTTP2(settings)
+                        startHTTP2(settings, upgrading: nil)
                         return
                     case .needMore: return
                     case .no: break
@@ -163,16 +163,24 @@ final class HTTP1Connection {
                     return
                 }
                 guard case .head(let head)? = event else { return }
+                if let settings = context.configuration.http2, socket is SocketConnection, !isShuttingDown,
+                    let payload = HTTP2Upgrade.settingsPayload(head) {
+                    startHTTP2(settings, upgrading: (head, payload))
+                    return
+                }
                 startExchange(head)
             }
         }
     }
 
-    /// Hands the connection to HTTP/2 with what was read so far (the preface and beyond).
-    private func startHTTP2(_ settings: HTTP2Settings) {
+    /// Hands the connection to HTTP/2 with what was read so far: after the preface (prior
+    /// knowledge, or ALPN `h2`), or after an `Upgrade: h2c` request, which is answered with 101 and
+    /// becomes stream 1.
+    private func startHTTP2(_ settings: HTTP2Settings, upgrading: (head: RequestHead, settings: [UInt8])?) {
         let connection: HTTP2Connection
         do {
-            connection = try HTTP2Connection(socket: socket, context: context, settings: settings, executor: executor)
+            let upgrade = upgrading.map { (settings: $0.settings, isHEAD: $0.head.request.method == .head) }
+            connection = try HTTP2Connection(socket: socket, context: context, settings: settings, executor: executor, upgrade: upgrade)
         } catch {
             logger.error("cannot start HTTP/2", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
             close()
@@ -181,6 +189,11 @@ final class HTTP1Connection {
         http2 = connection
         timer.cancel()
         headStartedAt = nil
+        if let upgrading {
+            nextExchangeID &+= 1
+            socket.write(HTTP2Upgrade.switchingProtocols[...], flush: true)
+            connection.startUpgradedRequest(upgrading.head.request)
+        }
         connection.start(buffered: &buffer)
     }
 

@@ -22,6 +22,9 @@ final class HTTP2Connection {
     private var isWriting = false
     private var isClosed = false
     private var isShuttingDown = false
+    /// After `Upgrade: h2c`, frames wait for the client's preface: a client may not hold much
+    /// data that arrives before it (curl keeps 32 KiB after the 101).
+    private var holdsOutput = false
     private var logger: Logger { context.logger }
 
     /// One request/response exchange.
@@ -35,10 +38,13 @@ final class HTTP2Connection {
         var hasPendingChunk = false
     }
 
-    init(socket: any ByteStream, context: ServerContext, settings: HTTP2Settings, executor: DispatchQueueExecutor) throws(HTTP2Error) {
+    /// - Parameter upgrade: For `Upgrade: h2c`, the client's decoded `HTTP2-Settings` and whether
+    ///   the upgraded request is a HEAD.
+    init(socket: any ByteStream, context: ServerContext, settings: HTTP2Settings, executor: DispatchQueueExecutor,
+         upgrade: (settings: [UInt8], isHEAD: Bool)? = nil) throws(HTTP2Error) {
         self.socket = socket
         self.context = context
-        self.session = try HTTP2Session(settings: settings)
+        self.session = try HTTP2Session(settings: settings, upgradeSettings: upgrade?.settings, upgradeIsHEAD: upgrade?.isHEAD ?? false)
         self.executor = executor
     }
 
@@ -47,6 +53,19 @@ final class HTTP2Connection {
     /// Takes over with the bytes the HTTP/1.1 side already read (the preface and what followed).
     func start(buffered: inout ReadBuffer) {
         process(&buffered)
+    }
+
+    /// Serves the HTTP/1.1 request that asked for the upgrade as stream 1 (it has no body).
+    func startUpgradedRequest(_ request: HTTPRequest) {
+        var fields: [(name: String, value: String)] = [
+            (":method", request.method.rawValue), (":scheme", "http"),
+            (":authority", request.authority ?? ""), (":path", request.path ?? "/"),
+        ]
+        for field in request.headerFields where !Self.connectionSpecific.contains(field.name) && field.name.canonicalName != "http2-settings" {
+            fields.append((field.name.canonicalName, field.value))
+        }
+        holdsOutput = true
+        startStream(1, fields: fields, endStream: true)
     }
 
     /// The socket is readable.
@@ -66,6 +85,8 @@ final class HTTP2Connection {
     }
 
     private func process(_ bytes: inout ReadBuffer) {
+        guard bytes.readableBytes > 0 else { return }
+        holdsOutput = false
         let events: [HTTP2Session.Event]
         do {
             events = try bytes.withUnsafeReadableBytes { (readable) throws(HTTP2Error) in try session.receive(UnsafeRawBufferPointer(readable)) }
@@ -239,7 +260,7 @@ final class HTTP2Connection {
 
     /// Writes what nghttp2 has to send, one write in flight at a time.
     private func flush() {
-        guard !isWriting, !isClosed else { return }
+        guard !isWriting, !isClosed, !holdsOutput else { return }
         let output: [UInt8]?
         do {
             output = try session.takeOutput()

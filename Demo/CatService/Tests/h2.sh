@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# h2.sh: HTTP/2. h2c with prior knowledge on the cleartext port (which keeps serving HTTP/1.1),
+# h2.sh: HTTP/2. h2c with prior knowledge and by Upgrade on the cleartext port (which keeps serving HTTP/1.1),
 # h2 over TLS chosen by ALPN, the clip whole over h2, h2load with 100 streams on one connection
 # and 16 connections x 16 streams without a failed request, and --no-http2.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -17,6 +17,17 @@ check_eq "h2: lower-case field names, content-length" 12 "$(header content-lengt
 
 request "$BASE/api/emoji"
 check_match "the same port still serves HTTP/1.1" '^HTTP/1.1 200' "$(head -n1 "$HEADERS")"
+
+request --http2 "$BASE/api/emoji?count=2"
+check_eq "Upgrade: h2c (curl --http2 on http://): 200" 200 "$STATUS"
+check_contains "Upgrade: h2c: 101 Switching Protocols, then HTTP/2" "HTTP/1.1 101 Switching Protocols" "$(cat "$HEADERS")"
+check_match "Upgrade: h2c: the response is HTTP/2" $'HTTP/2 200' "$(cat "$HEADERS")"
+check_eq "Upgrade: h2c: two cats" 2 "$(count_cats "$(cat "$BODY")")"
+request --http2 "$BASE/api/clip"
+check_eq "Upgrade: h2c clip (64 KB answer held until the preface): 200, byte-identical" \
+    "200 $(sha256sum <"$CAT_MP4" | cut -d' ' -f1)" "$STATUS $(sha256sum <"$BODY" | cut -d' ' -f1)"
+request --http2 -X POST -d 'a=b' "$BASE/api/emoji"
+check_match "Upgrade: h2c with a body is served over HTTP/1.1" '^HTTP/1.1 405' "$(head -n1 "$HEADERS")"
 
 verbose=$("${CURL[@]}" "${TLS_CURL[@]}" --http2 -v -o /dev/null "$TLS_BASE/api/emoji" 2>&1 || true)
 check_contains "https --http2: ALPN chooses h2" "ALPN: server accepted h2" "$verbose"
