@@ -3,7 +3,8 @@ import PackageDescription
 
 /// The CatService benchmark server on Hummingbird 2 (swift-openapi-hummingbird): the same
 /// CatHandler, middleware and openapi.yaml as Demo/CatService (symlinked through Benchmarks/Shared).
-/// Built by Benchmarks/bench.sh in release, in its own scratch path.
+/// Built by Benchmarks/bench.sh in release, in its own scratch path. HummingbirdHTTP2 (NIOHTTP2,
+/// NIOSSL) serves h2c prior knowledge or h2 over TLS when CAT_H2C / CAT_TLS_CERT+CAT_TLS_KEY are set.
 let package = Package(
     name: "cat-service-hummingbird",
     platforms: [.macOS(.v15)],
@@ -23,6 +24,7 @@ let package = Package(
             name: "CatService",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

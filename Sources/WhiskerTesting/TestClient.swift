@@ -138,6 +138,16 @@ public final class TestClient: @unchecked Sendable {
         try await onQueue { client in try client.readResponseNow(isHEAD: isHEAD, collectBody: collectBody) }
     }
 
+    /// Reads what the server sends next (after anything already buffered): at least one byte, or
+    /// an empty array at end of stream. For protocols this client does not parse (HTTP/2 frames).
+    public func receiveSome() async throws -> [UInt8] {
+        try await onQueue { client in
+            if client.buffer.isEmpty, !(try client.fill()) { return [] }
+            defer { client.buffer.removeAll() }
+            return client.buffer
+        }
+    }
+
     /// Closes the socket now, as a client that goes away mid-request.
     public func close() async throws {
         try await onQueue { client in

@@ -1,10 +1,11 @@
 import CNGHTTP2
 import Testing
+import WhiskerTesting
 @testable import WhiskerHTTP2
 
 @Suite struct HTTP2SessionTests {
     @Test func request_ArrivesAsOneEvent_WithItsPseudoHeaders() throws {
-        let client = MemoryHTTP2Client()
+        let client = HTTP2TestClient()
         let server = try HTTP2Session(settings: HTTP2Settings())
         let id = client.request(path: "/api/emoji?count=3")
         let events = try exchange(client, server)
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func responseBody_FarPastTheInitialWindow_ArrivesWhole_AndChunksCompleteAsFramed() throws {
-        let client = MemoryHTTP2Client()
+        let client = HTTP2TestClient()
         let server = try HTTP2Session(settings: HTTP2Settings())
         let id = client.request(path: "/clip")
         _ = try exchange(client, server)
@@ -38,7 +39,7 @@ import Testing
     @Test func requestBody_IsHeldToTheStreamWindow_UntilConsumed() throws {
         var settings = HTTP2Settings()
         settings.initialStreamWindowSize = 64 * 1024
-        let client = MemoryHTTP2Client()
+        let client = HTTP2TestClient()
         let server = try HTTP2Session(settings: settings)
         let upload = [UInt8](repeating: 0x41, count: 1_000_000)
         let id = client.request(method: "PUT", path: "/upload", body: upload)
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func clientReset_ClosesTheStream_WithItsErrorCode() throws {
-        let client = MemoryHTTP2Client()
+        let client = HTTP2TestClient()
         let server = try HTTP2Session(settings: HTTP2Settings())
         let id = client.request(path: "/slow")
         _ = try exchange(client, server)
@@ -71,7 +72,7 @@ import Testing
     }
 
     @Test func goAway_ReachesTheClient() throws {
-        let client = MemoryHTTP2Client()
+        let client = HTTP2TestClient()
         let server = try HTTP2Session(settings: HTTP2Settings())
         client.request(path: "/")
         _ = try exchange(client, server)
@@ -89,7 +90,7 @@ import Testing
     @Test func tooManyConcurrentStreams_AreRefused() throws {
         var settings = HTTP2Settings()
         settings.maxConcurrentStreams = 2
-        let client = MemoryHTTP2Client()
+        let client = HTTP2TestClient()
         let server = try HTTP2Session(settings: settings)
         _ = try exchange(client, server)  // the client learns the limit
         let ids = (0..<4).map { _ in client.request(path: "/") }

@@ -1,23 +1,35 @@
-import CNGHTTP2
-@testable import WhiskerHTTP2
+internal import CNGHTTP2
 
-/// An nghttp2 client session in memory, to drive an ``HTTP2Session`` without sockets.
-final class MemoryHTTP2Client {
-    private(set) var session: OpaquePointer?
-    /// Response headers and body bytes per stream, and how streams ended.
-    var headers: [Int32: [(String, String)]] = [:]
-    var bodies: [Int32: [UInt8]] = [:]
-    var closed: [Int32: UInt32] = [:]
-    var goAwayReceived = false
+/// An HTTP/2 client for tests: an nghttp2 client session with no I/O of its own. Move its bytes
+/// with ``takeOutput()`` and ``receive(_:)`` (in memory against a server session, or over a
+/// ``TestClient`` socket with ``exchange(over:until:)``), and read what came back per stream.
+///
+///     let socket = try await TestClient.connect(to: address)
+///     let h2 = HTTP2TestClient()
+///     let id = h2.request(path: "/hello")
+///     try await h2.exchange(over: socket) { $0.closed[id] != nil }
+///     #expect(h2.status(id) == "200")
+public final class HTTP2TestClient: @unchecked Sendable {
+    // `@unchecked Sendable`: a test uses one client from one task at a time.
+    private var session: OpaquePointer?
+    /// Response header fields per stream, in order (`:status` first).
+    public private(set) var headers: [Int32: [(String, String)]] = [:]
+    /// Response body bytes per stream.
+    public private(set) var bodies: [Int32: [UInt8]] = [:]
+    /// Streams that closed, with their error code (0 for a clean end, 8 for CANCEL).
+    public private(set) var closed: [Int32: UInt32] = [:]
+    /// Whether the server sent GOAWAY.
+    public private(set) var goAwayReceived = false
     /// The request body each stream still has to send.
-    fileprivate var uploads: [Int32: ArraySlice<UInt8>] = [:]
+    private var uploads: [Int32: ArraySlice<UInt8>] = [:]
 
-    init() {
+    /// Creates a client; its first output is the connection preface and SETTINGS.
+    public init() {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
-            let client = Unmanaged<MemoryHTTP2Client>.fromOpaque(user!).takeUnretainedValue()
+            let client = Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue()
             let id = frame!.pointee.hd.stream_id
             client.headers[id, default: []].append((
                 String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
@@ -25,17 +37,17 @@ final class MemoryHTTP2Client {
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, id, data, length, user in
-            let client = Unmanaged<MemoryHTTP2Client>.fromOpaque(user!).takeUnretainedValue()
+            let client = Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue()
             client.bodies[id, default: []] += UnsafeBufferPointer(start: data, count: length)
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, id, code, user in
-            Unmanaged<MemoryHTTP2Client>.fromOpaque(user!).takeUnretainedValue().closed[id] = code
+            Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue().closed[id] = code
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
             if frame!.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
-                Unmanaged<MemoryHTTP2Client>.fromOpaque(user!).takeUnretainedValue().goAwayReceived = true
+                Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue().goAwayReceived = true
             }
             return 0
         }
@@ -46,8 +58,9 @@ final class MemoryHTTP2Client {
     deinit { nghttp2_session_del(session) }
 
     /// Starts a request; a non-nil `body` is sent as DATA frames as flow control allows.
+    /// - Returns: The stream id.
     @discardableResult
-    func request(method: String = "GET", path: String, body: [UInt8]? = nil) -> Int32 {
+    public func request(method: String = "GET", path: String, body: [UInt8]? = nil) -> Int32 {
         var fields = [(":method", method), (":scheme", "http"), (":authority", "localhost"), (":path", path)]
         var bytes: [UInt8] = []
         var spans: [(Int, Int, Int, Int)] = []
@@ -61,7 +74,7 @@ final class MemoryHTTP2Client {
             var list = spans.map { nghttp2_nv(name: all.baseAddress! + $0.0, value: all.baseAddress! + $0.2, namelen: $0.1, valuelen: $0.3, flags: 0) }
             guard let body else { return nghttp2_submit_request(session, nil, &list, list.count, nil, nil) }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { _, id, buffer, length, flags, _, user in
-                let client = Unmanaged<MemoryHTTP2Client>.fromOpaque(user!).takeUnretainedValue()
+                let client = Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue()
                 let left = client.uploads[id] ?? []
                 let count = min(length, left.count)
                 left.prefix(count).withUnsafeBufferPointer { buffer!.update(from: $0.baseAddress!, count: count) }
@@ -75,11 +88,13 @@ final class MemoryHTTP2Client {
         }
     }
 
-    func cancel(_ id: Int32) {
+    /// Resets a stream with CANCEL, as a client that gives up.
+    public func cancel(_ id: Int32) {
         nghttp2_submit_rst_stream(session, 0, id, UInt32(NGHTTP2_CANCEL.rawValue))
     }
 
-    func takeOutput() -> [UInt8] {
+    /// The frames the client wants to send now.
+    public func takeOutput() -> [UInt8] {
         var output: [UInt8] = []
         while true {
             var data: UnsafePointer<UInt8>?
@@ -89,22 +104,24 @@ final class MemoryHTTP2Client {
         }
     }
 
-    func receive(_ bytes: [UInt8]) {
+    /// Feeds bytes from the server.
+    public func receive(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { _ = nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
     }
 
-    func status(_ id: Int32) -> String? { headers[id]?.first { $0.0 == ":status" }?.1 }
-}
+    /// The `:status` of a stream's response.
+    public func status(_ id: Int32) -> String? { headers[id]?.first { $0.0 == ":status" }?.1 }
 
-/// Moves bytes both ways until neither side has anything to send; returns the server's events.
-func exchange(_ client: MemoryHTTP2Client, _ server: HTTP2Session, rounds: Int = 50) throws -> [HTTP2Session.Event] {
-    var events: [HTTP2Session.Event] = []
-    for _ in 0..<rounds {
-        let toServer = client.takeOutput()
-        events += try toServer.withUnsafeBytes { try server.receive($0) }
-        let toClient = try server.takeOutput() ?? []
-        client.receive(toClient)
-        if toServer.isEmpty && toClient.isEmpty { break }
+    /// Sends and receives over `socket` until `done` says so (or the server closes the connection).
+    /// Each read waits at most the socket's timeout, so a test cannot hang.
+    public func exchange(over socket: TestClient, until done: (HTTP2TestClient) -> Bool) async throws {
+        while true {
+            let output = takeOutput()
+            if !output.isEmpty { try await socket.send(output) }
+            if done(self) { return }
+            let input = try await socket.receiveSome()
+            if input.isEmpty { return }
+            receive(input)
+        }
     }
-    return events
 }

@@ -1,0 +1,112 @@
+import HTTPTypes
+import Testing
+import WhiskerCore
+import WhiskerTLS
+import WhiskerTesting
+
+/// HTTP/2 through a real listener, driven by an nghttp2 client over a socket: prior knowledge and
+/// ALPN, a large upload through flow control, a client reset cancelling the handler, and GOAWAY
+/// with in-flight streams finishing on shutdown.
+@Suite struct HTTP2Tests {
+    @Test func priorKnowledge_ServesHandlers_OnTheCleartextPort() async throws {
+        let server = makeServer()
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let ids = [h2.request(path: "/hello"), h2.request(path: "/hello"), h2.request(path: "/missing")]
+            try await h2.exchange(over: socket) { client in ids.allSatisfy { client.closed[$0] != nil } }
+            #expect(h2.status(ids[0]) == "200" && h2.status(ids[1]) == "200")
+            #expect(h2.bodies[ids[0]] == Array("hello".utf8))
+            #expect(h2.status(ids[2]) == "404")
+        }
+    }
+
+    @Test func alpnH2_OverTLS() async throws {
+        let server = makeServer {
+            $0.servesCleartext = false
+            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+        }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            var tls = TestTLSOptions(trustedCAPath: TestCertificates.ca)
+            tls.applicationProtocols = ["h2", "http/1.1"]
+            let socket = try await TestClient.connect(to: address, tls: tls)
+            #expect(socket.negotiatedApplicationProtocol == "h2")
+            let h2 = HTTP2TestClient()
+            let id = h2.request(path: "/hello")
+            try await h2.exchange(over: socket) { $0.closed[id] != nil }
+            #expect(h2.status(id) == "200")
+            #expect(h2.bodies[id] == Array("hello".utf8))
+        }
+    }
+
+    @Test func upload_FarPastTheWindows_IsEchoedWhole() async throws {
+        let server = makeServer { $0.limits.maxRequestBodySize = nil }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let upload = (0..<5_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let id = h2.request(method: "POST", path: "/echo", body: upload)
+            try await h2.exchange(over: socket) { $0.closed[id] != nil }
+            #expect(h2.status(id) == "200")
+            #expect(h2.bodies[id]?.count == upload.count)
+            #expect(h2.bodies[id] == upload, "5 MB through a 256 KiB stream window, acknowledged as the handler read it")
+        }
+    }
+
+    @Test func clientReset_CancelsTheHandlersTask() async throws {
+        let started = Signal<Void>()
+        let cancelled = Signal<Void>()
+        let server = makeServer()
+        try server.register(method: .get, path: "/slow") { _ in
+            started.fire()
+            await withTaskCancellationHandler {
+                try? await Task.sleep(for: .seconds(60))
+            } onCancel: {
+                cancelled.fire()
+            }
+            return Response(status: .ok)
+        }
+        try await server.withRunning { address in
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let id = h2.request(path: "/slow")
+            try await h2.exchange(over: socket) { _ in true }
+            #expect(await started.wait() != nil)
+            h2.cancel(id)
+            try await h2.exchange(over: socket) { _ in true }
+            #expect(await cancelled.wait() != nil, "RST_STREAM cancels the handler's task")
+        }
+    }
+
+    @Test func shutdown_SendsGoAway_AndFinishesTheOpenStream() async throws {
+        let started = Signal<Void>()
+        let release = Signal<Void>()
+        let server = makeServer()
+        try server.register(method: .get, path: "/gate") { _ in
+            started.fire()
+            _ = await release.wait()
+            return Response(status: .ok, body: .init(string: "finished"))
+        }
+        let (addresses, continuation) = AsyncStream.makeStream(of: SocketAddress.self)
+        let run = Task { try await server.run { continuation.yield($0[0]) } }
+        var iterator = addresses.makeAsyncIterator()
+        let address = try #require(await iterator.next())
+        let socket = try await TestClient.connect(to: address)
+        let h2 = HTTP2TestClient()
+        let id = h2.request(path: "/gate")
+        try await h2.exchange(over: socket) { _ in true }
+        #expect(await started.wait() != nil)
+        await server.shutdown()
+        try await h2.exchange(over: socket) { $0.goAwayReceived }
+        #expect(h2.goAwayReceived, "GOAWAY first")
+        #expect(h2.closed[id] == nil, "the open stream is still running")
+        release.fire()
+        try await h2.exchange(over: socket) { $0.closed[id] != nil }
+        #expect(h2.status(id) == "200")
+        #expect(h2.bodies[id] == Array("finished".utf8))
+        try await run.value
+    }
+}
