@@ -5,7 +5,7 @@ import WhiskerTLS
 import WhiskerTesting
 
 /// HTTP/2 through a real listener, driven by an nghttp2 client over a socket: prior knowledge and
-/// ALPN, a large upload through flow control, a client reset cancelling the handler, and GOAWAY
+/// ALPN, an upload through flow control, a client reset cancelling the handler, and GOAWAY
 /// with in-flight streams finishing on shutdown.
 @Suite struct HTTP2Tests {
     @Test func priorKnowledge_ServesHandlers_OnTheCleartextPort() async throws {
@@ -41,18 +41,18 @@ import WhiskerTesting
         }
     }
 
-    @Test func upload_FarPastTheWindows_IsEchoedWhole() async throws {
+    @Test func upload_FarPastTheStreamWindow_IsEchoedWhole() async throws {
         let server = makeServer { $0.limits.maxRequestBodySize = nil }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)
             let h2 = HTTP2TestClient()
-            let upload = (0..<5_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let upload = (0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             let id = h2.request(method: "POST", path: "/echo", body: upload)
             try await h2.exchange(over: socket) { $0.closed[id] != nil }
             #expect(h2.status(id) == "200")
             #expect(h2.bodies[id]?.count == upload.count)
-            #expect(h2.bodies[id] == upload, "5 MB through a 256 KiB stream window, acknowledged as the handler read it")
+            #expect(h2.bodies[id] == upload, "1.5 MB through a 256 KiB stream window, acknowledged as the handler read it (small: RSS is process-wide and StreamingTests measure it)")
         }
     }
 
