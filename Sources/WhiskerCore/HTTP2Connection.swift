@@ -15,17 +15,20 @@ import WhiskerSockets
 final class HTTP2Connection {
     let socket: any ByteStream
     let context: ServerContext
-    private let session: HTTP2Session
+    let session: HTTP2Session
     private let executor: DispatchQueueExecutor
     private var buffer = ReadBuffer()
-    private var streams: [Int32: HTTP2Stream] = [:]
+    var streams: [Int32: HTTP2Stream] = [:]
     private var isWriting = false
-    private var isClosed = false
+    var isClosed = false
     private var isShuttingDown = false
     /// After `Upgrade: h2c`, frames wait for the client's preface: a client may not hold much
     /// data that arrives before it (curl keeps 32 KiB after the 101).
     private var holdsOutput = false
-    private var logger: Logger { context.logger }
+    let timer: ConnectionTimer
+    /// Since when no stream has been open (for the idle timeout).
+    var idleSince: DispatchTime? = .now()
+    var logger: Logger { context.logger }
 
     /// One request/response exchange.
     final class HTTP2Stream {
@@ -45,6 +48,7 @@ final class HTTP2Connection {
         self.socket = socket
         self.context = context
         self.session = try HTTP2Session(settings: settings, upgradeSettings: upgrade?.settings, upgradeIsHEAD: upgrade?.isHEAD ?? false)
+        self.timer = ConnectionTimer(queue: socket.queue)
         self.executor = executor
     }
 
@@ -52,7 +56,9 @@ final class HTTP2Connection {
 
     /// Takes over with the bytes the HTTP/1.1 side already read (the preface and what followed).
     func start(buffered: inout ReadBuffer) {
+        timer.start { [weak self] in self?.timerFired() }
         process(&buffered)
+        updateTimer()
     }
 
     /// Serves the HTTP/1.1 request that asked for the upgrade as stream 1 (it has no body).
@@ -100,6 +106,7 @@ final class HTTP2Connection {
         bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
         for event in events { handle(event) }
         flush()
+        updateTimer()
     }
 
     private func handle(_ event: HTTP2Session.Event) {
@@ -123,6 +130,7 @@ final class HTTP2Connection {
                 stream.hasPendingChunk = false
                 stream.pendingChunk(ResponseBodyError.connectionClosed)
             }
+            if streams.isEmpty { idleSince = .now() }
             if isShuttingDown && streams.isEmpty { finishShutdown() }
         }
     }
@@ -154,6 +162,7 @@ final class HTTP2Connection {
         let stream = HTTP2Stream()
         stream.isHEAD = method == .head
         streams[id] = stream
+        idleSince = nil
         let head = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: headerFields)
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         switch context.router.match(method: method, path: pathOnly) {
@@ -278,6 +287,8 @@ final class HTTP2Connection {
             isWriting = false
             if error == nil { flush() }
         }
+        // A client that stops reading blocks this write: the write-stall deadline starts now.
+        if socket.writeBlockedSince != nil { updateTimer() }
     }
 
     /// Graceful shutdown: GOAWAY, then close once the open streams finish.
@@ -289,7 +300,7 @@ final class HTTP2Connection {
         if streams.isEmpty { finishShutdown() }
     }
 
-    private func finishShutdown() {
+    func finishShutdown() {
         flush()
         socket.closeAfterFlush(linger: .milliseconds(500))
     }
@@ -297,6 +308,7 @@ final class HTTP2Connection {
     /// The socket closed: cancel every handler still running.
     func connectionClosed() {
         isClosed = true
+        timer.cancel()
         for (_, stream) in streams {
             stream.body?.finish(error: RequestBodyError.connectionClosed)
             if !stream.isResponseComplete { stream.task?.cancel() }

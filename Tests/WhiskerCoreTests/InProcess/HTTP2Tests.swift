@@ -109,4 +109,20 @@ import WhiskerTesting
         #expect(h2.bodies[id] == Array("finished".utf8))
         try await run.value
     }
+
+    @Test func idleConnection_GetsGoAway_AndIsClosed() async throws {
+        let server = makeServer { $0.timeouts.idle = .milliseconds(200) }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let id = h2.request(path: "/hello")
+            try await h2.exchange(over: socket) { $0.closed[id] != nil }
+            #expect(h2.status(id) == "200")
+            // Then nothing: the server says GOAWAY after the idle timeout and closes.
+            try await h2.exchange(over: socket) { $0.goAwayReceived }
+            #expect(h2.goAwayReceived)
+            #expect(try await socket.isClosedByServer())
+        }
+    }
 }
