@@ -8,7 +8,9 @@ import WhiskerCore
 import WhiskerTesting
 
 /// 64 MiB up and down through a handler that streams, with the process's resident memory sampled
-/// throughout: backpressure must keep it bounded, far below the size of the body.
+/// throughout: backpressure must keep it bounded, far below the size of the body. Resident memory
+/// is the whole process's, so `make test` runs this suite in a process of its own
+/// (`swift test --filter StreamingTests`).
 @Suite(.serialized) struct StreamingTests {
     static let size = 64 * 1024 * 1024
     /// Well under the body size: without backpressure the server would hold most of the 64 MiB.
