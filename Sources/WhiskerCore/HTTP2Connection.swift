@@ -278,15 +278,17 @@ final class HTTP2Connection {
             socket.close()
             return
         }
-        guard let output else {
-            if !session.isActive { socket.closeAfterFlush(linger: .milliseconds(500)) }
-            return
+        if let output {
+            isWriting = true
+            socket.write(output[...], flush: true) { [self] error in
+                isWriting = false
+                if error == nil { flush() }
+            }
         }
-        isWriting = true
-        socket.write(output[...], flush: true) { [self] error in
-            isWriting = false
-            if error == nil { flush() }
-        }
+        // Streams whose last frame just went out are closed now, not at the peer's next bytes
+        // (a graceful shutdown waits for them).
+        for event in session.takeEvents() { handle(event) }
+        if output == nil && !session.isActive { socket.closeAfterFlush(linger: .milliseconds(500)) }
         // A client that stops reading blocks this write: the write-stall deadline starts now.
         if socket.writeBlockedSince != nil { updateTimer() }
     }

@@ -113,6 +113,13 @@ package final class HTTP2Session {
         return output.isEmpty ? nil : output
     }
 
+    /// Events that happened while sending (a stream closes when its last frame goes out), which
+    /// ``receive(_:)`` would otherwise report only with the peer's next bytes.
+    package func takeEvents() -> [Event] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
     /// Whether the session is still open to frames either way (false after GOAWAY both ways).
     package var isActive: Bool { nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0 }
 

@@ -107,6 +107,7 @@ import WhiskerTesting
         try await h2.exchange(over: socket) { $0.closed[id] != nil }
         #expect(h2.status(id) == "200")
         #expect(h2.bodies[id] == Array("finished".utf8))
+        #expect(try await socket.isClosedByServer(), "with its last stream done, the connection closes without waiting for the client")
         try await run.value
     }
 
