@@ -96,6 +96,8 @@ clean:
 # machine); Whisker's benchmark server is rebuilt incrementally every run. BENCH_ROUNDS (3),
 # BENCH_DURATION (5 s a scenario) and the other settings are described in Benchmarks/README.md;
 # e.g. `make bench BENCH_ROUNDS=5`. Results: Benchmarks/.results/ (latest.md is the last table).
+# Then HTTP/2, Whisker vs Hummingbird, h2c and h2 over TLS with h2load (Benchmarks/bench-h2.sh;
+# latest-h2.md).
 .PHONY: bench
 bench:
 	@if ! command -v wrk >/dev/null; then \
@@ -105,3 +107,4 @@ bench:
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk; \
 	fi
 	bash Benchmarks/bench.sh
+	bash Benchmarks/bench-h2.sh

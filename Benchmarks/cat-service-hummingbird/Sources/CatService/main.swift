@@ -16,6 +16,7 @@
 // CAT_H2C and CAT_TLS_* are exclusive. An empty variable, or CAT_H2C=0, counts as unset.
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
 import OpenAPIHummingbird

@@ -1,4 +1,9 @@
 // cat-service-whisker PORT: the CatService on Whisker, on 127.0.0.1:PORT.
+//
+// HTTP/1.1 and h2c (prior knowledge) on PORT by default (CAT_H2C=1, which the Hummingbird
+// server needs for h2c, changes nothing here). With CAT_TLS_CERT=PEM CAT_TLS_KEY=PEM it serves
+// HTTPS only on PORT, ALPN h2 or http/1.1.
+import Foundation
 import Logging
 import OpenAPIRuntime
 import OpenAPIWhisker
@@ -15,12 +20,18 @@ logger.logLevel = .warning
 
 var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: port)
 configuration.logger = logger
+let environment = ProcessInfo.processInfo.environment
+if let certificate = environment["CAT_TLS_CERT"], let key = environment["CAT_TLS_KEY"] {
+    configuration.servesCleartext = false
+    configuration.https = .init(port: port, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))
+}
 let server = WhiskerServer(configuration: configuration)
 try CatHandler.forBenchmark().registerHandlers(
     on: WhiskerTransport(server),
     serverURL: try Servers.Server1.url(),
     middlewares: [EmojiCountErrorMiddleware()]
 )
+let scheme = configuration.https == nil ? "http" : "https"
 try await server.run(onListening: { addresses in
-    print("cat-service-whisker listening on http://\(addresses.first.map { "\($0)" } ?? "?")")
+    print("cat-service-whisker listening on \(scheme)://\(addresses.first.map { "\($0)" } ?? "?")")
 })
