@@ -3,7 +3,7 @@ import Foundation
 /// The benchmark servers' way to make a `CatHandler`: the same handler code as `cat-service`
 /// (Demo/CatService/Sources/CatService/CatHandler.swift, symlinked here), with the clip read from
 /// the file named by the `CAT_CLIP` environment variable when it is set (bench.sh points it at
-/// Benchmarks/Shared/clip-1MiB.mp4), or the bundled 64 KB cat.mp4 otherwise.
+/// Benchmarks/Shared/clip-1MiB.mp4), or the bundled 325 KB cat.mp4 otherwise.
 extension CatHandler {
     /// Loads the clip from `path` instead of the resource bundle.
     init(clipPath path: String) throws {

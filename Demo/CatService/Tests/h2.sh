@@ -24,7 +24,7 @@ check_contains "Upgrade: h2c: 101 Switching Protocols, then HTTP/2" "HTTP/1.1 10
 check_match "Upgrade: h2c: the response is HTTP/2" $'HTTP/2 200' "$(cat "$HEADERS")"
 check_eq "Upgrade: h2c: two cats" 2 "$(count_cats "$(cat "$BODY")")"
 request --http2 "$BASE/api/clip"
-check_eq "Upgrade: h2c clip (64 KB answer held until the preface): 200, byte-identical" \
+check_eq "Upgrade: h2c clip (325 KB, held until the preface): 200, byte-identical" \
     "200 $(sha256sum <"$CAT_MP4" | cut -d' ' -f1)" "$STATUS $(sha256sum <"$BODY" | cut -d' ' -f1)"
 request --http2 -X POST -d 'a=b' "$BASE/api/emoji"
 check_match "Upgrade: h2c with a body is served over HTTP/1.1" '^HTTP/1.1 405' "$(head -n1 "$HEADERS")"
@@ -36,7 +36,7 @@ check_contains "https --http1.1: ALPN chooses http/1.1" "ALPN: server accepted h
 
 expected=$(sha256sum <"$CAT_MP4" | cut -d' ' -f1)
 request --http2-prior-knowledge "$BASE/api/clip"
-check_eq "h2c clip: 200, byte-identical" "200 $expected" "$STATUS $(sha256sum <"$BODY" | cut -d' ' -f1)"
+check_eq "h2c clip (325 KB, five initial 65,535-byte windows): 200, byte-identical" "200 $expected" "$STATUS $(sha256sum <"$BODY" | cut -d' ' -f1)"
 request "${TLS_CURL[@]}" --http2 "$TLS_BASE/api/clip"
 check_eq "h2 over TLS clip: 200, byte-identical" "200 $expected" "$STATUS $(sha256sum <"$BODY" | cut -d' ' -f1)"
 
