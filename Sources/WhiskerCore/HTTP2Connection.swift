@@ -36,9 +36,12 @@ final class HTTP2Connection {
         var body: RequestBodyChannel?
         var isHEAD = false
         var isResponseComplete = false
+        var isResponseStarted = false
         /// The completion of the response chunk nghttp2 has not framed yet (one at a time).
         var pendingChunk: ((any Error)?) -> Void = { _ in }
         var hasPendingChunk = false
+        /// Request body bytes received so far, against ``WhiskerServer/Limits/maxRequestBodySize``.
+        var bodyBytes: Int64 = 0
     }
 
     /// - Parameter upgrade: For `Upgrade: h2c`, the client's decoded `HTTP2-Settings` and whether
@@ -114,7 +117,13 @@ final class HTTP2Connection {
         case .request(let id, let fields, let endStream):
             startStream(id, fields: fields, endStream: endStream)
         case .data(let id, let bytes):
-            if let body = streams[id]?.body {
+            if let stream = streams[id], let body = stream.body {
+                stream.bodyBytes += Int64(bytes.count)
+                if let max = context.configuration.limits.maxRequestBodySize, stream.bodyBytes > max {
+                    session.consume(streamID: id, count: bytes.count)
+                    bodyTooLarge(id, stream: stream, max: max)
+                    return
+                }
                 _ = body.push(bytes[...])
             } else {
                 // Nobody reads this stream's body any more: give the window back at once.
@@ -167,6 +176,11 @@ final class HTTP2Connection {
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         switch context.router.match(method: method, path: pathOnly) {
         case .found(let handler, let parameters):
+            let length = headerFields[.contentLength].flatMap { Int64($0) }
+            if let max = context.configuration.limits.maxRequestBodySize, let length, length > max {
+                bodyTooLarge(id, stream: stream, max: max)
+                return
+            }
             var body: RequestBody?
             if !endStream {
                 let connection = bound
@@ -174,7 +188,7 @@ final class HTTP2Connection {
                     connection.run { $0.consumed(count, streamID: id) }
                 }
                 stream.body = channel
-                body = RequestBody(length: headerFields[.contentLength].flatMap { Int64($0) }, channel: channel)
+                body = RequestBody(length: length, channel: channel)
             }
             let request = Request(head: head, body: body, pathParameters: parameters, peer: socket.peer)
             let target = HTTP2ResponseTarget(connection: bound, streamID: id)
@@ -188,6 +202,22 @@ final class HTTP2Connection {
         case .notFound:
             let response = ResponseHeadWriter.rejection(HTTPRejection(.notFound, "no route for \(pathOnly)"))
             if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, streamID: id) }
+        }
+    }
+
+    /// A request body over the limit: 413 if the response has not started (the handler, if
+    /// running, is cancelled and its body read fails), else a reset.
+    private func bodyTooLarge(_ id: Int32, stream: HTTP2Stream, max: Int64) {
+        let rejection = HTTPRejection(.contentTooLarge, "request body larger than \(max) bytes")
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "status": "413", "reason": "\(rejection.reason)"])
+        stream.body?.finish(error: RequestBodyError.rejected(rejection))
+        stream.body = nil
+        stream.task?.cancel()
+        if stream.isResponseStarted {
+            session.reset(streamID: id, errorCode: 0x8)  // CANCEL
+            flush()
+        } else if case .bytes(let bytes) = ResponseHeadWriter.rejection(rejection).body.storage {
+            writeResponse(ResponseHeadWriter.rejection(rejection).head, body: bytes, streamID: id)
         }
     }
 
@@ -209,13 +239,13 @@ final class HTTP2Connection {
     }
 
     func writeStreamHead(_ head: HTTPResponse, length: Int64?, streamID: Int32) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = streams[streamID], !stream.isResponseStarted else { return }
         respond(head, length: length ?? head.headerFields[.contentLength].flatMap { Int64($0) }, hasBody: !stream.isHEAD, streamID: streamID)
         flush()
     }
 
     func writeStreamChunk(_ bytes: ArraySlice<UInt8>, streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
-        guard let stream = streams[streamID], !isClosed else {
+        guard let stream = streams[streamID], !isClosed, !stream.isResponseComplete else {
             completion(ResponseBodyError.connectionClosed)
             return
         }
@@ -234,7 +264,7 @@ final class HTTP2Connection {
     }
 
     func finishStream(streamID: Int32) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
         stream.isResponseComplete = true
         if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
         flush()
@@ -247,6 +277,7 @@ final class HTTP2Connection {
     }
 
     private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, streamID: Int32) {
+        streams[streamID]?.isResponseStarted = true
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(head.headerFields.count + 2)
         for field in head.headerFields where !Self.connectionSpecific.contains(field.name) && field.name != .contentLength {

@@ -128,4 +128,19 @@ import WhiskerTesting
             #expect(try await socket.isClosedByServer())
         }
     }
+
+    @Test func bodyOverTheLimit_Gets413_AndTheConnectionServesOn() async throws {
+        let server = makeServer { $0.limits.maxRequestBodySize = 100_000 }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let big = h2.request(method: "POST", path: "/echo", body: [UInt8](repeating: 1, count: 300_000))
+            try await h2.exchange(over: socket) { $0.closed[big] != nil }
+            #expect(h2.status(big) == "413")
+            let next = h2.request(path: "/hello")
+            try await h2.exchange(over: socket) { $0.closed[next] != nil }
+            #expect(h2.status(next) == "200", "one stream's 413 does not end the connection")
+        }
+    }
 }
