@@ -2,7 +2,7 @@ import WhiskerSockets
 import HTTPTypes
 import Logging
 
-extension HTTP1Connection {
+extension HTTP1Connection: ResponseWriting {
     /// How much of an unread `Content-Length` body the server reads and drops to keep the
     /// connection alive after a response; with more left, the connection closes instead.
     static let maxBodyDrain: Int64 = 256 * 1024
@@ -38,7 +38,7 @@ extension HTTP1Connection {
     }
 
     /// Writes a whole response whose body is in memory.
-    func writeResponse(_ response: HTTPResponse, body: ArraySlice<UInt8>, exchangeID: UInt64) {
+    func writeResponse(_ response: HTTPResponse, body: ArraySlice<UInt8>, id exchangeID: UInt64) {
         guard let exchange = current(exchangeID), !exchange.isResponseStarted else { return }
         defer { updateTimer() }
         var (framing, head) = startResponse(response, bodyLength: Int64(body.count), exchange: exchange)
@@ -59,7 +59,7 @@ extension HTTP1Connection {
     }
 
     /// Writes the head of a streamed response; the body follows through ``writeStreamChunk``.
-    func writeStreamHead(_ head: HTTPResponse, length: Int64?, exchangeID: UInt64) {
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?, id exchangeID: UInt64) {
         guard let exchange = current(exchangeID), !exchange.isResponseStarted else { return }
         let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
         let (framing, bytes) = startResponse(head, bodyLength: length, exchange: exchange)
@@ -70,7 +70,7 @@ extension HTTP1Connection {
     }
 
     /// Writes one chunk of a streamed body; `completion` runs once it is in the kernel.
-    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, exchangeID: UInt64, completion: @escaping ((any Error)?) -> Void) {
+    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id exchangeID: UInt64, completion: @escaping ((any Error)?) -> Void) {
         guard let exchange = current(exchangeID), let framing = exchange.framing else {
             completion(ResponseBodyError.connectionClosed)
             return
@@ -101,7 +101,7 @@ extension HTTP1Connection {
     }
 
     /// Ends a streamed body.
-    func finishStream(exchangeID: UInt64) {
+    func finishStream(id exchangeID: UInt64) {
         guard let exchange = current(exchangeID), let framing = exchange.framing else { return }
         if framing.sendsBody, let length = framing.contentLength, exchange.streamedBytes != length {
             logger.error("response body shorter than its Content-Length", metadata: ["path": "\(exchange.head.request.path ?? "")", "content-length": "\(length)", "written": "\(exchange.streamedBytes)"])
@@ -115,7 +115,7 @@ extension HTTP1Connection {
     }
 
     /// A streamed body failed after its head was sent: the only honest signal left is to close.
-    func abortStream(exchangeID: UInt64) {
+    func abortStream(id exchangeID: UInt64) {
         guard current(exchangeID) != nil else { return }
         close()
     }
@@ -137,38 +137,6 @@ extension HTTP1Connection {
             finishExchange()
         } else {
             drive()
-        }
-    }
-}
-
-/// One HTTP/1.1 exchange as the place a handler's response goes; each call hops to the connection's queue.
-struct HTTP1ResponseTarget: ResponseTarget {
-    let connection: QueueBound<HTTP1Connection>
-    let exchangeID: UInt64
-
-    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
-        connection.run { [exchangeID] in $0.writeResponse(head, body: body, exchangeID: exchangeID) }
-    }
-
-    func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
-        connection.run { [exchangeID] in $0.writeStreamHead(head, length: length, exchangeID: exchangeID) }
-    }
-
-    func finishStream() {
-        connection.run { [exchangeID] in $0.finishStream(exchangeID: exchangeID) }
-    }
-
-    func abortStream() {
-        connection.run { [exchangeID] in $0.abortStream(exchangeID: exchangeID) }
-    }
-
-    func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            connection.run { [exchangeID] connection in
-                connection.writeStreamChunk(bytes, exchangeID: exchangeID) { error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-                }
-            }
         }
     }
 }

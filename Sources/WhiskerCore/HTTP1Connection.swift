@@ -234,7 +234,7 @@ final class HTTP1Connection {
             let request = Request(head: head.request, body: body, pathParameters: parameters, peer: socket.peer)
             // Starts on this thread and runs until the handler first suspends (often never, for
             // a small handler): no hand-off to another thread. It resumes on this queue.
-            let target = HTTP1ResponseTarget(connection: bound, exchangeID: exchange.id)
+            let target = QueueResponseTarget(connection: bound, id: exchange.id)
             exchange.task = Task.immediate(executorPreference: executor) { [logger] in
                 await runHandler(handler, request: request, target: target, logger: logger)
             }
@@ -252,7 +252,7 @@ final class HTTP1Connection {
     /// Answers without a handler (404, 405); the request's body, if any, is drained or the connection closed.
     private func writeLocalResponse(_ response: Response, exchangeID: UInt64) {
         guard case .bytes(let body) = response.body.storage else { return }
-        writeResponse(response.head, body: body, exchangeID: exchangeID)
+        writeResponse(response.head, body: body, id: exchangeID)
     }
 
     /// The handler asked for body bytes: send `100 Continue` if the client waits for it, and

@@ -12,7 +12,7 @@ import WhiskerSockets
 /// as the handler reads them, and frames are produced only as fast as the socket takes them (one
 /// write in flight); a response chunk's `write` returns once nghttp2 has framed it, which flow
 /// control holds back while the client's window is closed.
-final class HTTP2Connection {
+final class HTTP2Connection: ResponseWriting {
     let socket: any ByteStream
     let context: ServerContext
     let session: HTTP2Session
@@ -191,17 +191,17 @@ final class HTTP2Connection {
                 body = RequestBody(length: length, channel: channel)
             }
             let request = Request(head: head, body: body, pathParameters: parameters, peer: socket.peer)
-            let target = HTTP2ResponseTarget(connection: bound, streamID: id)
+            let target = QueueResponseTarget(connection: bound, id: id)
             stream.task = Task.immediate(executorPreference: executor) { [logger] in
                 await runHandler(handler, request: request, target: target, logger: logger)
             }
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
             let response = ResponseHeadWriter.rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: \(allow)"), extraFields: [.allow: allow])
-            if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, streamID: id) }
+            if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, id: id) }
         case .notFound:
             let response = ResponseHeadWriter.rejection(HTTPRejection(.notFound, "no route for \(pathOnly)"))
-            if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, streamID: id) }
+            if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, id: id) }
         }
     }
 
@@ -217,7 +217,7 @@ final class HTTP2Connection {
             session.reset(streamID: id, errorCode: 0x8)  // CANCEL
             flush()
         } else if case .bytes(let bytes) = ResponseHeadWriter.rejection(rejection).body.storage {
-            writeResponse(ResponseHeadWriter.rejection(rejection).head, body: bytes, streamID: id)
+            writeResponse(ResponseHeadWriter.rejection(rejection).head, body: bytes, id: id)
         }
     }
 
@@ -229,7 +229,7 @@ final class HTTP2Connection {
 
     // MARK: Responses (called on the queue through HTTP2ResponseTarget)
 
-    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, streamID: Int32) {
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, id streamID: Int32) {
         guard let stream = streams[streamID], !stream.isResponseComplete else { return }
         stream.isResponseComplete = true
         let sendsBody = !body.isEmpty && !stream.isHEAD
@@ -238,13 +238,13 @@ final class HTTP2Connection {
         flush()
     }
 
-    func writeStreamHead(_ head: HTTPResponse, length: Int64?, streamID: Int32) {
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?, id streamID: Int32) {
         guard let stream = streams[streamID], !stream.isResponseStarted else { return }
         respond(head, length: length ?? head.headerFields[.contentLength].flatMap { Int64($0) }, hasBody: !stream.isHEAD, streamID: streamID)
         flush()
     }
 
-    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
+    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
         guard let stream = streams[streamID], !isClosed, !stream.isResponseComplete else {
             completion(ResponseBodyError.connectionClosed)
             return
@@ -263,14 +263,14 @@ final class HTTP2Connection {
         flush()
     }
 
-    func finishStream(streamID: Int32) {
+    func finishStream(id streamID: Int32) {
         guard let stream = streams[streamID], !stream.isResponseComplete else { return }
         stream.isResponseComplete = true
         if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
         flush()
     }
 
-    func abortStream(streamID: Int32) {
+    func abortStream(id streamID: Int32) {
         guard streams[streamID] != nil else { return }
         session.reset(streamID: streamID)
         flush()
@@ -351,37 +351,5 @@ final class HTTP2Connection {
             }
         }
         streams.removeAll()
-    }
-}
-
-/// One HTTP/2 stream as the place a handler's response goes; each call hops to the connection's queue.
-struct HTTP2ResponseTarget: ResponseTarget {
-    let connection: QueueBound<HTTP2Connection>
-    let streamID: Int32
-
-    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
-        connection.run { [streamID] in $0.writeResponse(head, body: body, streamID: streamID) }
-    }
-
-    func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
-        connection.run { [streamID] in $0.writeStreamHead(head, length: length, streamID: streamID) }
-    }
-
-    func finishStream() {
-        connection.run { [streamID] in $0.finishStream(streamID: streamID) }
-    }
-
-    func abortStream() {
-        connection.run { [streamID] in $0.abortStream(streamID: streamID) }
-    }
-
-    func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            connection.run { [streamID] connection in
-                connection.writeStreamChunk(bytes, streamID: streamID) { error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-                }
-            }
-        }
     }
 }

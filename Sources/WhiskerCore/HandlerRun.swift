@@ -1,5 +1,6 @@
 import HTTPTypes
 import Logging
+import WhiskerSockets
 
 /// Where a handler's response goes: one HTTP/1.1 exchange or one HTTP/2 stream. The calls come
 /// from the handler's task; implementations hop to their connection's queue.
@@ -12,6 +13,52 @@ protocol ResponseTarget: ResponseBodySink {
     func finishStream()
     /// The streamed body failed after its head went out.
     func abortStream()
+}
+
+/// A connection that writes the response of one of its exchanges (HTTP/1.1) or streams (HTTP/2);
+/// every method runs on the connection's queue.
+protocol ResponseWriting: AnyObject, SendableMetatype {
+    /// Which exchange or stream a response belongs to.
+    associatedtype ExchangeID: Sendable
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, id: ExchangeID)
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?, id: ExchangeID)
+    /// `completion` runs once the chunk is on its way (or with the error that stopped it).
+    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id: ExchangeID, completion: @escaping ((any Error)?) -> Void)
+    func finishStream(id: ExchangeID)
+    func abortStream(id: ExchangeID)
+}
+
+/// One exchange or stream of a connection as the place a handler's response goes: each call hops
+/// to the connection's queue (or runs at once when the handler is already on it).
+struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget {
+    let connection: QueueBound<Connection>
+    let id: Connection.ExchangeID
+
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
+        connection.run { [id] in $0.writeResponse(head, body: body, id: id) }
+    }
+
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
+        connection.run { [id] in $0.writeStreamHead(head, length: length, id: id) }
+    }
+
+    func finishStream() {
+        connection.run { [id] in $0.finishStream(id: id) }
+    }
+
+    func abortStream() {
+        connection.run { [id] in $0.abortStream(id: id) }
+    }
+
+    func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            connection.run { [id] connection in
+                connection.writeStreamChunk(bytes, id: id) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                }
+            }
+        }
+    }
 }
 
 /// Runs `handler` for `request` and sends its response to `target`, whatever the protocol: errors

@@ -72,6 +72,8 @@ final class LingerDeadlines: Sendable {
 }
 
 /// A weak reference to a connection that may be carried to the connection's queue and used there.
+/// `@unchecked Sendable` is sound: off the queue only the weak reference is loaded (an atomic
+/// operation), and the connection itself is touched only inside `queue.async`.
 private struct WeakConnection: @unchecked Sendable {
     weak var connection: SocketConnection?
     let queue: DispatchQueue
