@@ -19,12 +19,17 @@ public final class TestClient: @unchecked Sendable {
     // every call (each public method hops onto it).
     private let fd: Int32
     private let tls: TestTLSClient?
-    private let queue = DispatchQueue(label: "whisker.test-client")
+    /// A serial queue of its own: its default target is the overcommit pool, where blocking is
+    /// safe. (Blocking on `DispatchQueue.global()` would take one of the few threads that the
+    /// server's connection queues, and Swift concurrency, run on: with a TLS handshake waiting
+    /// for the server there, the server could not answer until libdispatch added a thread.)
+    private let queue: DispatchQueue
     private var buffer: [UInt8] = []
 
-    private init(fd: Int32, tls: TestTLSClient?) {
+    private init(fd: Int32, tls: TestTLSClient?, queue: DispatchQueue) {
         self.fd = fd
         self.tls = tls
+        self.queue = queue
     }
 
     /// The protocol ALPN chose on a TLS connection (`"http/1.1"`, `"h2"`), or `nil`.
@@ -42,7 +47,8 @@ public final class TestClient: @unchecked Sendable {
     /// - Throws: ``TestClientError`` when the TLS handshake fails (with OpenSSL's reason), or
     ///   `SocketError` when the connection is refused.
     public static func connect(to address: SocketAddress, timeout: Duration = .seconds(10), tls: TestTLSOptions? = nil) async throws -> TestClient {
-        try await onQueue(DispatchQueue.global()) {
+        let queue = DispatchQueue(label: "whisker.test-client")
+        return try await onQueue(queue) {
             let fd = socket(address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
             var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
@@ -57,7 +63,7 @@ public final class TestClient: @unchecked Sendable {
                 throw SocketError(call: "connect(\(address))", code: code)
             }
             do {
-                return try TestClient(fd: fd, tls: tls.map { try TestTLSClient(fd: fd, options: $0) })
+                return try TestClient(fd: fd, tls: tls.map { try TestTLSClient(fd: fd, options: $0) }, queue: queue)
             } catch {
                 Glibc.close(fd)
                 throw error

@@ -68,7 +68,7 @@ import WhiskerSockets
         #expect(received == request.count)
         #expect(buffer.withUnsafeReadableBytes { Array($0) } == request)
 
-        let response = [UInt8](repeating: 0x5A, count: 1 << 20)
+        let response = [UInt8](repeating: 0x5A, count: 200_000)
         try server.write(response[...])
         client.feed(server.takeOutput() ?? [])
         #expect(client.read() == response)

@@ -26,7 +26,7 @@ import WhiskerTesting
         let server = try makeHTTPSServer()
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address, tls: TestTLSOptions(trustedCAPath: TestCertificates.ca))
-            let size = 1024 * 1024 + 17
+            let size = 300_000 + 17
             try await client.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(size)\r\n\r\n")
             try await client.sendPattern(count: size)
             let response = try await client.readResponse(collectBody: false)
