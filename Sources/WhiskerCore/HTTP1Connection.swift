@@ -2,6 +2,7 @@ import Dispatch
 import HTTPTypes
 import Logging
 import WhiskerSockets
+import WhiskerTLS
 
 /// Serves HTTP/1.1 on one socket: reads and parses requests, routes them, runs handlers, and
 /// writes responses in order (pipelined requests wait in the read buffer until the response before
@@ -27,6 +28,11 @@ final class HTTP1Connection {
     let executor: DispatchQueueExecutor
     /// Set once the client's first bytes were the HTTP/2 preface: from then on it serves.
     var http2: HTTP2Connection?
+    /// The TLS details for ``RequestContext``, or `nil` on cleartext.
+    var tlsDetails: RequestContext.TLS? {
+        guard let tls = socket as? TLSStream else { return nil }
+        return RequestContext.TLS(version: tls.protocolVersion ?? "", applicationProtocol: tls.applicationProtocol)
+    }
     var lastReadAt = DispatchTime.now()
     var headStartedAt: DispatchTime?
     var idleSince = DispatchTime.now()
@@ -235,8 +241,11 @@ final class HTTP1Connection {
             // Starts on this thread and runs until the handler first suspends (often never, for
             // a small handler): no hand-off to another thread. It resumes on this queue.
             let target = QueueResponseTarget(connection: bound, id: exchange.id)
-            exchange.task = Task.immediate(executorPreference: executor) { [logger] in
-                await runHandler(handler, request: request, target: target, logger: logger)
+            let requestContext = RequestContext(
+                peer: socket.peer, httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails,
+                requestID: RequestContext.requestID(fromClient: head.request.headerFields[RequestContext.requestIDField], generate: context.configuration.requestIDs))
+            exchange.task = Task.immediate(executorPreference: executor) { [logger, accessLog = context.configuration.accessLog, echoesID = context.configuration.requestIDs] in
+                await runHandler(handler, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog)
             }
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.rawValue).joined(separator: ", ")

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import WhiskerHTTP2
 import WhiskerSockets
+import WhiskerTLS
 
 /// Serves HTTP/2 on one connection (after the client's preface, over TLS with ALPN `h2` or over
 /// cleartext with prior knowledge): an nghttp2 session fed from the socket, one handler task per
@@ -17,6 +18,11 @@ final class HTTP2Connection: ResponseWriting {
     let context: ServerContext
     let session: HTTP2Session
     private let executor: DispatchQueueExecutor
+    /// The TLS details for ``RequestContext``, or `nil` on cleartext (h2c).
+    private var tlsDetails: RequestContext.TLS? {
+        guard let tls = socket as? TLSStream else { return nil }
+        return RequestContext.TLS(version: tls.protocolVersion ?? "", applicationProtocol: tls.applicationProtocol)
+    }
     private var buffer = ReadBuffer()
     var streams: [Int32: HTTP2Stream] = [:]
     private var isWriting = false
@@ -192,8 +198,11 @@ final class HTTP2Connection: ResponseWriting {
             }
             let request = Request(head: head, body: body, pathParameters: parameters, peer: socket.peer)
             let target = QueueResponseTarget(connection: bound, id: id)
-            stream.task = Task.immediate(executorPreference: executor) { [logger] in
-                await runHandler(handler, request: request, target: target, logger: logger)
+            let requestContext = RequestContext(
+                peer: socket.peer, httpVersion: .http2, tls: tlsDetails,
+                requestID: RequestContext.requestID(fromClient: headerFields[RequestContext.requestIDField], generate: context.configuration.requestIDs))
+            stream.task = Task.immediate(executorPreference: executor) { [logger, accessLog = context.configuration.accessLog, echoesID = context.configuration.requestIDs] in
+                await runHandler(handler, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog)
             }
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.rawValue).joined(separator: ", ")

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Logging
+import Synchronization
 import WhiskerSockets
 
 /// Where a handler's response goes: one HTTP/1.1 exchange or one HTTP/2 stream. The calls come
@@ -63,9 +64,27 @@ struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget {
 
 /// Runs `handler` for `request` and sends its response to `target`, whatever the protocol: errors
 /// become a logged 500, a streamed body is written chunk by chunk with backpressure, and a HEAD
-/// request gets the head only.
-func runHandler(_ handler: HTTPHandler, request: Request, target: some ResponseTarget, logger: Logger) async {
-    let response: Response
+/// request gets the head only. The handler runs with ``RequestContext/current`` set, the response
+/// carries the request id, and with an access logger one line per request is logged at the end.
+func runHandler(_ handler: HTTPHandler, request: Request, target: some ResponseTarget, context: RequestContext, echoesRequestID: Bool, logger: Logger, accessLog: Logger?) async {
+    let started = accessLog == nil ? nil : ContinuousClock.now
+    let (status, bytes) = await RequestContext.$current.withValue(context) {
+        await respond(handler, request: request, target: target, requestID: echoesRequestID ? context.requestID : nil, logger: logger)
+    }
+    if let accessLog, let started {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        accessLog.info("\(request.head.method.rawValue) \(request.head.path ?? "") \(status)", metadata: [
+            "status": "\(status)", "bytes": "\(bytes)", "duration_ms": "\(Int(milliseconds.rounded()))",
+            "protocol": "\(context.httpVersion.rawValue)", "peer": "\(context.peer)", "request_id": "\(context.requestID ?? "-")",
+        ])
+    }
+}
+
+/// The response of `handler`, sent; returns its status and how many body bytes were written.
+/// `requestID`, if given, goes into the response's `X-Request-ID`.
+private func respond(_ handler: HTTPHandler, request: Request, target: some ResponseTarget, requestID: String?, logger: Logger) async -> (Int, Int) {
+    var response: Response
     do {
         response = try await handler(request)
     } catch {
@@ -74,30 +93,51 @@ func runHandler(_ handler: HTTPHandler, request: Request, target: some ResponseT
         }
         response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
     }
+    if let requestID, response.head.headerFields[RequestContext.requestIDField] == nil {
+        response.head.headerFields[RequestContext.requestIDField] = requestID
+    }
+    let status = response.head.status.code
     let length: Int64?
     let write: @Sendable (ResponseBodyWriter) async throws -> Void
     switch response.body.storage {
     case .empty:
         target.writeResponse(response.head, body: [])
-        return
+        return (status, 0)
     case .bytes(let bytes):
         target.writeResponse(response.head, body: bytes)
-        return
+        return (status, request.head.method == .head ? 0 : bytes.count)
     case .stream(let streamLength, let streamWrite):
         (length, write) = (streamLength, streamWrite)
     }
     target.writeStreamHead(response.head, length: length)
     guard request.head.method != .head else {
         target.finishStream()
-        return
+        return (status, 0)
     }
+    let counter = CountingSink(target)
     do {
-        try await write(ResponseBodyWriter(sink: target))
+        try await write(ResponseBodyWriter(sink: counter))
         target.finishStream()
     } catch {
         if !(error is ResponseBodyError) && !Task.isCancelled {
             logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
         }
         target.abortStream()
+    }
+    return (status, counter.count)
+}
+
+/// Counts the bytes of a streamed body on their way to the target (for the access log).
+private final class CountingSink<Target: ResponseTarget>: ResponseBodySink {
+    private let target: Target
+    private let written = Mutex(0)
+
+    init(_ target: Target) { self.target = target }
+
+    var count: Int { written.withLock { $0 } }
+
+    func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
+        try await target.writeBodyChunk(bytes)
+        written.withLock { $0 += bytes.count }
     }
 }

@@ -28,6 +28,13 @@ extension WhiskerServer {
         public var timeouts: Timeouts
         /// Where the server logs rejected requests, handler errors and its lifecycle.
         public var logger: Logger
+        /// Request ids: with this on, a request without a usable `X-Request-ID` gets a random one,
+        /// and every response carries its id back in `X-Request-ID` (see ``RequestContext``). Off
+        /// by default: a client's own `X-Request-ID` still reaches ``RequestContext/requestID``.
+        public var requestIDs = false
+        /// Where to log one line per request (method, path, status, bytes, duration, protocol, peer,
+        /// request id), at `info`; `nil` (the default) for none, at no cost.
+        public var accessLog: Logger?
 
         /// Creates a configuration.
         /// - Parameters:

@@ -1,0 +1,121 @@
+import HTTPTypes
+import Logging
+import Synchronization
+import Testing
+import WhiskerCore
+import WhiskerTLS
+import WhiskerTesting
+
+/// `RequestContext.current` in a handler, request ids, and the access log.
+@Suite struct RequestContextTests {
+    /// A route that answers with what its context says.
+    private func registerContextRoute(on server: WhiskerServer) throws {
+        try server.register(method: .get, path: "/context") { _ in
+            guard let context = RequestContext.current else { return Response(status: .ok, body: .init(string: "no context")) }
+            let tls = context.tls.map { "\($0.version) \($0.applicationProtocol ?? "-")" } ?? "cleartext"
+            return Response(status: .ok, body: .init(string: "\(context.httpVersion.rawValue) | \(tls) | \(context.requestID ?? "no id") | \(context.peer.host)"))
+        }
+    }
+
+    @Test func http11_Cleartext_WithAndWithoutTheClientsRequestID() async throws {
+        #expect(RequestContext.current == nil, "no context outside a request")
+        let server = makeServer()
+        try registerContextRoute(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /context HTTP/1.1\r\nHost: x\r\n\r\n")
+            var response = try await client.readResponse()
+            #expect(response.text == "HTTP/1.1 | cleartext | no id | 127.0.0.1")
+            #expect(response.header("X-Request-ID") == nil, "request ids are off by default")
+            try await client.send("GET /context HTTP/1.1\r\nHost: x\r\nX-Request-ID: trace-42\r\n\r\n")
+            response = try await client.readResponse()
+            #expect(response.text == "HTTP/1.1 | cleartext | trace-42 | 127.0.0.1")
+        }
+    }
+
+    @Test func requestIDs_AreGeneratedAndEchoed_WhenOn() async throws {
+        let server = makeServer { $0.requestIDs = true }
+        try registerContextRoute(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /context HTTP/1.1\r\nHost: x\r\n\r\n")
+            let first = try await client.readResponse()
+            let id = try #require(first.header("X-Request-ID"))
+            #expect(id.count == 32 && id.allSatisfy(\.isHexDigit))
+            #expect(first.text.contains("| \(id) |"), "the handler sees the id the response carries")
+            try await client.send("GET /context HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse().header("X-Request-ID") != id, "a new id per request")
+            try await client.send("GET /context HTTP/1.1\r\nHost: x\r\nX-Request-ID: \(String(repeating: "a", count: 201))\r\n\r\n")
+            #expect(try await client.readResponse().header("X-Request-ID")?.count == 32, "an unusable (too long) client id is replaced")
+        }
+    }
+
+    @Test func https_AndHTTP2_AreReported() async throws {
+        let server = makeServer {
+            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+        }
+        try registerContextRoute(on: server)
+        try await server.withRunningAddresses { addresses in
+            let secure = try await TestClient.connect(to: addresses[1], tls: TestTLSOptions(trustedCAPath: TestCertificates.ca))
+            try await secure.send("GET /context HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await secure.readResponse().text == "HTTP/1.1 | TLSv1.3 http/1.1 | no id | 127.0.0.1")
+
+            let socket = try await TestClient.connect(to: addresses[0])
+            let h2 = HTTP2TestClient()
+            let id = h2.request(path: "/context")
+            try await h2.exchange(over: socket) { $0.closed[id] != nil }
+            #expect(h2.bodies[id].map { String(decoding: $0, as: UTF8.self) } == "HTTP/2 | cleartext | no id | 127.0.0.1")
+        }
+    }
+
+    @Test func accessLog_OneLinePerRequest_WithStatusBytesProtocolAndID() async throws {
+        let lines = LoggedLines()
+        var accessLog = Logger(label: "access") { _ in CapturingLogHandler(lines: lines) }
+        accessLog.logLevel = .info
+        let server = makeServer {
+            $0.accessLog = accessLog
+            $0.requestIDs = true
+        }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Request-ID: abc\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+            try await client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nxyz")
+            #expect(try await client.readResponse().status == 200)
+        }
+        let logged = lines.all
+        #expect(logged.count == 2)
+        #expect(logged.first?.0 == "GET /hello 200")
+        #expect(logged.first?.1["bytes"] == "5")
+        #expect(logged.first?.1["protocol"] == "HTTP/1.1")
+        #expect(logged.first?.1["request_id"] == "abc")
+        #expect(logged.first?.1["peer"].map { "\($0)" }?.hasPrefix("127.0.0.1:") == true)
+        #expect(logged.first?.1["duration_ms"] != nil)
+        #expect(logged.last?.0 == "POST /echo 200")
+        #expect(logged.last?.1["bytes"] == "3")
+    }
+}
+
+/// What a ``CapturingLogHandler`` kept.
+private final class LoggedLines: Sendable {
+    private let lines = Mutex<[(String, Logger.Metadata)]>([])
+    var all: [(String, Logger.Metadata)] { lines.withLock { $0 } }
+    func append(_ line: (String, Logger.Metadata)) { lines.withLock { $0.append(line) } }
+}
+
+/// Keeps what is logged, for assertions.
+private struct CapturingLogHandler: LogHandler {
+    let lines: LoggedLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.append(("\(event.message)", event.metadata ?? [:]))
+    }
+}
