@@ -1,3 +1,4 @@
+public import struct WhiskerSockets.SystemdNotifier
 public import Logging
 public import WhiskerTLS
 public import WhiskerHTTP2
@@ -32,6 +33,10 @@ extension WhiskerServer {
         /// and every response carries its id back in `X-Request-ID` (see ``RequestContext``). Off
         /// by default: a client's own `X-Request-ID` still reaches ``RequestContext/requestID``.
         public var requestIDs = false
+        /// Where to send systemd readiness (`READY=1` once listening, `STOPPING=1` when a graceful
+        /// shutdown starts, with `STATUS=` lines); by default `$NOTIFY_SOCKET`, which systemd sets
+        /// for `Type=notify` services, so nothing is sent when the variable is absent.
+        public var systemdNotifier: SystemdNotifier? = .fromEnvironment()
         /// Where to log one line per request (method, path, status, bytes, duration, protocol, peer,
         /// request id), at `info`; `nil` (the default) for none, at no cost.
         public var accessLog: Logger?

@@ -5,6 +5,7 @@ import Synchronization
 @_exported public import struct WhiskerSockets.SocketAddress
 @_exported public import struct WhiskerTLS.TLSConfiguration
 @_exported public import struct WhiskerHTTP2.HTTP2Settings
+@_exported public import struct WhiskerSockets.SystemdNotifier
 public import WhiskerSockets
 
 /// An HTTP/1.1 server on BSD sockets and libdispatch.
@@ -84,6 +85,8 @@ public actor WhiskerServer {
         }
         state = .running(listeners, registry)
         onListening(listeners.map(\.localAddress))
+        let addresses = listeners.map { "\($0.localAddress)" }.joined(separator: ", ")
+        configuration.systemdNotifier?.notify("READY=1\nSTATUS=listening on \(addresses)")
 
         await withTaskCancellationHandler {
             await waitForStopRequest()
@@ -93,6 +96,7 @@ public actor WhiskerServer {
 
         state = .stopping
         logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
+        configuration.systemdNotifier?.notify("STOPPING=1\nSTATUS=draining \(registry.count) connections")
         for listener in listeners { listener.stop() }
         await registry.shutdown(gracePeriod: configuration.timeouts.shutdownGracePeriod)
         state = .stopped
