@@ -35,67 +35,71 @@ struct CatServiceCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The address to listen on: a numeric IPv4 or IPv6 address, or localhost.")
-    var host: String = "127.0.0.1"
+    @Option(help: "The address to listen on: a numeric IPv4 or IPv6 address, or localhost. (default: 127.0.0.1; env: CAT_SERVICE_HOST)")
+    var host: String?
 
-    @Option(help: "The TCP port to listen on; 0 picks a free port (printed when listening).")
-    var port: Int = 8080
+    @Option(help: "The TCP port to listen on; 0 picks a free port (printed when listening). (default: 8080; env: CAT_SERVICE_PORT)")
+    var port: Int?
 
     @Option(
         name: .customLong("tls-certificate"),
-        help: ArgumentHelp("A PEM certificate chain (leaf first): serve HTTPS on --tls-port.", valueName: "path")
+        help: ArgumentHelp("A PEM certificate chain (leaf first): serve HTTPS on --tls-port. (env: CAT_SERVICE_TLS_CERTIFICATE)", valueName: "path")
     )
     var tlsCertificate: String?
 
     @Option(
         name: .customLong("tls-private-key"),
-        help: ArgumentHelp("The PEM private key of --tls-certificate.", valueName: "path")
+        help: ArgumentHelp("The PEM private key of --tls-certificate. (env: CAT_SERVICE_TLS_PRIVATE_KEY)", valueName: "path")
     )
     var tlsPrivateKey: String?
 
-    @Option(name: .customLong("tls-port"), help: "The TCP port for HTTPS; 0 picks a free port.")
-    var tlsPort: Int = 8443
+    @Option(name: .customLong("tls-port"), help: "The TCP port for HTTPS; 0 picks a free port. (default: 8443; env: CAT_SERVICE_TLS_PORT)")
+    var tlsPort: Int?
 
     @Flag(
         name: .customLong("cleartext"),
         inversion: .prefixedNo,
-        help: "Whether to serve cleartext HTTP on --port too (turn off to serve HTTPS only)."
+        help: "Whether to serve cleartext HTTP on --port too (turn off to serve HTTPS only). (default: on; env: CAT_SERVICE_CLEARTEXT=true|false)"
     )
-    var cleartext = true
+    var cleartext: Bool?
 
     @Flag(
         name: .customLong("http2"),
         inversion: .prefixedNo,
-        help: "Whether to serve HTTP/2: h2c with prior knowledge on the cleartext port, h2 by ALPN over TLS."
+        help: "Whether to serve HTTP/2: h2c with prior knowledge or Upgrade on the cleartext port, h2 by ALPN over TLS. (default: on; env: CAT_SERVICE_HTTP2=true|false)"
     )
-    var http2 = true
+    var http2: Bool?
+
+    @Flag(
+        name: .customLong("access-log"),
+        inversion: .prefixedNo,
+        help: "Whether to log one line per request to standard error. (default: off; env: CAT_SERVICE_ACCESS_LOG=true|false)"
+    )
+    var accessLog: Bool?
+
+    @Flag(
+        name: .customLong("request-ids"),
+        inversion: .prefixedNo,
+        help: "Whether to give every request an X-Request-ID (kept from the client when usable) and send it back. (default: off; env: CAT_SERVICE_REQUEST_IDS=true|false)"
+    )
+    var requestIDs: Bool?
 
     @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
-            "The lowest level of log message written to standard error.",
+            "The lowest level of log message written to standard error: trace, debug, info, notice, warning, error or critical. (default: info; env: CAT_SERVICE_LOG_LEVEL)",
             valueName: "level"
         )
     )
-    var logLevel: Logger.Level = .info
+    var logLevel: Logger.Level?
 
     func validate() throws {
-        guard (0...65535).contains(port) else {
-            throw ValidationError("--port must be between 0 and 65535, got \(port)")
-        }
-        guard (0...65535).contains(tlsPort) else {
-            throw ValidationError("--tls-port must be between 0 and 65535, got \(tlsPort)")
-        }
-        guard (tlsCertificate == nil) == (tlsPrivateKey == nil) else {
-            throw ValidationError("--tls-certificate and --tls-private-key go together: give both, or neither")
-        }
-        guard cleartext || tlsCertificate != nil else {
-            throw ValidationError("--no-cleartext needs --tls-certificate and --tls-private-key: there would be nothing to serve")
-        }
+        _ = try Settings(self, environment: ProcessInfo.processInfo.environment)
     }
 
     func run() async throws {
-        let level = logLevel
+        let settings = try Settings(self, environment: ProcessInfo.processInfo.environment)
+        let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -104,7 +108,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         let logger = Logger(label: "cat-service")
 
         do {
-            try await serve(logger: logger)
+            try await serve(settings, logger: logger)
         } catch {
             writeLine("cat-service: \(error)", to: .standardError)
             throw ExitCode.failure
@@ -112,15 +116,21 @@ struct CatServiceCommand: AsyncParsableCommand {
     }
 
     /// Builds the server, registers the CatService on it and runs it until it is shut down.
-    private func serve(logger: Logger) async throws {
-        var configuration = WhiskerServer.Configuration(host: host, port: port)
+    private func serve(_ settings: Settings, logger: Logger) async throws {
+        var configuration = WhiskerServer.Configuration(host: settings.host, port: settings.port)
         configuration.logger = logger
-        configuration.servesCleartext = cleartext
-        if !http2 { configuration.http2 = nil }
-        if let tlsCertificate, let tlsPrivateKey {
-            configuration.https = .init(port: tlsPort, tls: TLSConfiguration(certificateChainPath: tlsCertificate, privateKeyPath: tlsPrivateKey))
+        configuration.servesCleartext = settings.cleartext
+        if !settings.http2 { configuration.http2 = nil }
+        if let certificate = settings.tlsCertificate, let key = settings.tlsPrivateKey {
+            configuration.https = .init(port: settings.tlsPort, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))
         }
-        let schemes = (cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
+        if settings.accessLog {
+            var accessLog = Logger(label: "cat-service.access")
+            accessLog.logLevel = .info
+            configuration.accessLog = accessLog
+        }
+        configuration.requestIDs = settings.requestIDs
+        let schemes = (settings.cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
         let server = WhiskerServer(configuration: configuration)
         let transport = WhiskerTransport(server)
         try CatHandler().registerHandlers(

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Logging
+
+/// cat-service's settings, each from its flag, else its `CAT_SERVICE_*` environment variable, else
+/// its default. A bad value is a `ValidationError` naming the flag or the variable it came from.
+struct Settings {
+    var host: String
+    var port: Int
+    var tlsCertificate: String?
+    var tlsPrivateKey: String?
+    var tlsPort: Int
+    var cleartext: Bool
+    var http2: Bool
+    var accessLog: Bool
+    var requestIDs: Bool
+    var logLevel: Logger.Level
+
+    init(_ command: CatServiceCommand, environment: [String: String]) throws {
+        let variables = Variables(environment)
+        host = command.host ?? variables["CAT_SERVICE_HOST"] ?? "127.0.0.1"
+        port = try Self.port(command.port, flag: "--port", variables: variables, name: "CAT_SERVICE_PORT", default: 8080)
+        tlsPort = try Self.port(command.tlsPort, flag: "--tls-port", variables: variables, name: "CAT_SERVICE_TLS_PORT", default: 8443)
+        tlsCertificate = command.tlsCertificate ?? variables["CAT_SERVICE_TLS_CERTIFICATE"]
+        tlsPrivateKey = command.tlsPrivateKey ?? variables["CAT_SERVICE_TLS_PRIVATE_KEY"]
+        cleartext = try command.cleartext ?? variables.bool("CAT_SERVICE_CLEARTEXT") ?? true
+        http2 = try command.http2 ?? variables.bool("CAT_SERVICE_HTTP2") ?? true
+        accessLog = try command.accessLog ?? variables.bool("CAT_SERVICE_ACCESS_LOG") ?? false
+        requestIDs = try command.requestIDs ?? variables.bool("CAT_SERVICE_REQUEST_IDS") ?? false
+        if let level = command.logLevel {
+            logLevel = level
+        } else if let text = variables["CAT_SERVICE_LOG_LEVEL"] {
+            guard let level = Logger.Level(rawValue: text) else {
+                throw ValidationError("CAT_SERVICE_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical, got \"\(text)\"")
+            }
+            logLevel = level
+        } else {
+            logLevel = .info
+        }
+        guard (tlsCertificate == nil) == (tlsPrivateKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY) go together: give both, or neither")
+        }
+        guard cleartext || tlsCertificate != nil else {
+            throw ValidationError("--no-cleartext (or CAT_SERVICE_CLEARTEXT=false) needs a TLS certificate and key: there would be nothing to serve")
+        }
+    }
+
+    private static func port(_ flag: Int?, flag name: String, variables: Variables, name variable: String, default value: Int) throws -> Int {
+        if let flag {
+            guard (0...65535).contains(flag) else { throw ValidationError("\(name) must be between 0 and 65535, got \(flag)") }
+            return flag
+        }
+        guard let text = variables[variable] else { return value }
+        guard let port = Int(text), (0...65535).contains(port) else {
+            throw ValidationError("\(variable) must be a whole number between 0 and 65535, got \"\(text)\"")
+        }
+        return port
+    }
+}
+
+/// The `CAT_SERVICE_*` variables; an empty one counts as unset.
+private struct Variables {
+    let environment: [String: String]
+
+    init(_ environment: [String: String]) { self.environment = environment }
+
+    subscript(name: String) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    func bool(_ name: String) throws -> Bool? {
+        guard let text = self[name] else { return nil }
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw ValidationError("\(name) must be true or false, got \"\(text)\"")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# config.sh: every setting from its flag or its CAT_SERVICE_* variable (the flag wins), --help
+# documenting both, and a bad value ending the process with one line that names the setting.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+help=$("$CAT_SERVICE" --help 2>&1 || true)
+for variable in CAT_SERVICE_HOST CAT_SERVICE_PORT CAT_SERVICE_TLS_CERTIFICATE CAT_SERVICE_TLS_PRIVATE_KEY CAT_SERVICE_TLS_PORT \
+    CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_LOG_LEVEL; do
+    check_contains "--help documents $variable" "$variable" "$help"
+done
+
+# bad_setting DESC EXPECTED-TEXT VAR=VALUE... -- ARGS...: the service refuses to start, says why.
+bad_setting() {
+    local desc=$1 expected=$2 rc=0
+    shift 2
+    local assignments=()
+    while [[ $1 != -- ]]; do assignments+=("$1"); shift; done
+    shift
+    env "${assignments[@]}" timeout 10 "$CAT_SERVICE" "$@" >"$WORK/bad.out" 2>"$WORK/bad.err" || rc=$?
+    if ((rc != 0)) && [[ $(cat "$WORK/bad.err") == *"$expected"* ]]; then
+        pass "$desc (exit $rc)"
+    else
+        fail "$desc" "exit $rc, stderr '$(shorten "$(cat "$WORK/bad.err")")'"
+    fi
+}
+bad_setting "CAT_SERVICE_PORT=abc is refused, naming the variable" 'CAT_SERVICE_PORT must be a whole number between 0 and 65535, got "abc"' CAT_SERVICE_PORT=abc --
+bad_setting "CAT_SERVICE_TLS_PORT=70000 is refused" 'CAT_SERVICE_TLS_PORT must be a whole number between 0 and 65535, got "70000"' CAT_SERVICE_TLS_PORT=70000 --
+bad_setting "--port 70000 is refused, naming the flag" '--port must be between 0 and 65535, got 70000' X=1 -- --port 70000
+bad_setting "CAT_SERVICE_HTTP2=maybe is refused" 'CAT_SERVICE_HTTP2 must be true or false, got "maybe"' CAT_SERVICE_HTTP2=maybe --
+bad_setting "CAT_SERVICE_LOG_LEVEL=loud is refused" 'CAT_SERVICE_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical, got "loud"' CAT_SERVICE_LOG_LEVEL=loud --
+bad_setting "a certificate without a key (from the environment) is refused" 'go together' CAT_SERVICE_TLS_CERTIFICATE=/x.pem --
+bad_setting "an unreadable certificate from the environment stops the start" 'cannot serve HTTPS: TLS: loading the certificate chain from /nonexistent.pem failed' \
+    CAT_SERVICE_TLS_CERTIFICATE=/nonexistent.pem CAT_SERVICE_TLS_PRIVATE_KEY=/nonexistent-key.pem CAT_SERVICE_TLS_PORT=0 -- --port 0
+
+export CAT_SERVICE_REQUEST_IDS=true CAT_SERVICE_ACCESS_LOG=1
+start_server
+request -H 'X-Request-ID: from-curl' "$BASE/api/emoji"
+check_eq "CAT_SERVICE_REQUEST_IDS=true: the client's id comes back" "from-curl" "$(header x-request-id)"
+request "$BASE/api/emoji?count=2"
+check_match "CAT_SERVICE_REQUEST_IDS=true: a generated id otherwise" '^[0-9a-f]{32}$' "$(header x-request-id)"
+stop_server
+check_match "CAT_SERVICE_ACCESS_LOG=1: one access line per request, with status, bytes, protocol and id" \
+    'GET /api/emoji\?count=2 200' "$(grep 'cat-service.access' "$SERVER_ERR" || true)"
+check_contains "access line metadata" "request_id=from-curl" "$(grep 'cat-service.access' "$SERVER_ERR" | head -n1)"
+check_eq "access log: two lines for two requests" 2 "$(grep -c 'cat-service.access' "$SERVER_ERR" || true)"
+
+start_server --no-request-ids --no-access-log
+request -H 'X-Request-ID: from-curl' "$BASE/api/emoji"
+check_eq "a flag beats its variable: --no-request-ids" "" "$(header x-request-id)"
+stop_server
+check_eq "a flag beats its variable: --no-access-log" 0 "$(grep -c 'cat-service.access' "$SERVER_ERR" || true)"
+unset CAT_SERVICE_REQUEST_IDS CAT_SERVICE_ACCESS_LOG
