@@ -53,13 +53,13 @@ let package = Package(
         ),
         .target(
             name: "WhiskerTesting",
-            dependencies: ["WhiskerCore", "WhiskerSockets", "COpenSSL", "CNGHTTP2", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: ["WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
         .testTarget(name: "WhiskerHTTP2Tests", dependencies: ["WhiskerHTTP2", "CNGHTTP2", "WhiskerTesting"]),
         .testTarget(
             name: "WhiskerTLSTests",
-            dependencies: ["WhiskerTLS", "WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["WhiskerTLS", "WhiskerSockets", "WhiskerTesting", "COpenSSL", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "WhiskerCoreTests",

@@ -2,7 +2,6 @@ import Dispatch
 import HTTPTypes
 import Logging
 import WhiskerSockets
-import WhiskerTLS
 
 /// Serves HTTP/1.1 on one socket: reads and parses requests, routes them, runs handlers, and
 /// writes responses in order (pipelined requests wait in the read buffer until the response before
@@ -28,11 +27,9 @@ final class HTTP1Connection {
     let executor: DispatchQueueExecutor
     /// Set once the client's first bytes were the HTTP/2 preface: from then on it serves.
     var http2: HTTP2Connection?
-    /// The TLS details for ``RequestContext``, or `nil` on cleartext.
-    var tlsDetails: RequestContext.TLS? {
-        guard let tls = socket as? TLSStream else { return nil }
-        return RequestContext.TLS(version: tls.protocolVersion ?? "", applicationProtocol: tls.applicationProtocol)
-    }
+    /// The TLS details for ``RequestContext`` (`nil` on cleartext), read once: the first request
+    /// comes after the handshake.
+    lazy var tlsDetails = RequestContext.TLS(of: socket)
     var lastReadAt = DispatchTime.now()
     var headStartedAt: DispatchTime?
     var idleSince = DispatchTime.now()
@@ -238,23 +235,13 @@ final class HTTP1Connection {
                 body = RequestBody(length: length, channel: channel)
             }
             let request = Request(head: head.request, body: body, pathParameters: parameters, peer: socket.peer)
-            // Starts on this thread and runs until the handler first suspends (often never, for
-            // a small handler): no hand-off to another thread. It resumes on this queue.
-            let target = QueueResponseTarget(connection: bound, id: exchange.id)
-            let requestContext = RequestContext(
-                peer: socket.peer, httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails,
-                requestID: RequestContext.requestID(fromClient: head.request.headerFields[RequestContext.requestIDField], generate: context.configuration.requestIDs))
-            exchange.task = Task.immediate(executorPreference: executor) { [logger, accessLog = context.configuration.accessLog, echoesID = context.configuration.requestIDs] in
-                await runHandler(handler, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog)
-            }
+            exchange.task = context.startHandler(
+                handler, request: request, target: QueueResponseTarget(connection: bound, id: exchange.id),
+                httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails, executor: executor)
         case .methodNotAllowed(let allowed):
-            let allow = allowed.map(\.rawValue).joined(separator: ", ")
-            writeLocalResponse(
-                ResponseHeadWriter.rejection(HTTPRejection(.methodNotAllowed, "\(head.request.method.rawValue) is not allowed here; allowed: \(allow)"), extraFields: [.allow: allow]),
-                exchangeID: exchange.id
-            )
+            writeLocalResponse(ResponseHeadWriter.routeMiss(method: head.request.method, path: pathOnly, allowed: allowed), exchangeID: exchange.id)
         case .notFound:
-            writeLocalResponse(ResponseHeadWriter.rejection(HTTPRejection(.notFound, "no route for \(pathOnly)")), exchangeID: exchange.id)
+            writeLocalResponse(ResponseHeadWriter.routeMiss(method: head.request.method, path: pathOnly, allowed: []), exchangeID: exchange.id)
         }
     }
 

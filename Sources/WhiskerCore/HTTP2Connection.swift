@@ -3,7 +3,6 @@ import HTTPTypes
 import Logging
 import WhiskerHTTP2
 import WhiskerSockets
-import WhiskerTLS
 
 /// Serves HTTP/2 on one connection (after the client's preface, over TLS with ALPN `h2` or over
 /// cleartext with prior knowledge): an nghttp2 session fed from the socket, one handler task per
@@ -18,11 +17,8 @@ final class HTTP2Connection: ResponseWriting {
     let context: ServerContext
     let session: HTTP2Session
     private let executor: DispatchQueueExecutor
-    /// The TLS details for ``RequestContext``, or `nil` on cleartext (h2c).
-    private var tlsDetails: RequestContext.TLS? {
-        guard let tls = socket as? TLSStream else { return nil }
-        return RequestContext.TLS(version: tls.protocolVersion ?? "", applicationProtocol: tls.applicationProtocol)
-    }
+    /// The TLS details for ``RequestContext`` (`nil` on h2c), read once: streams come after the handshake.
+    private lazy var tlsDetails = RequestContext.TLS(of: socket)
     private var buffer = ReadBuffer()
     var streams: [Int32: HTTP2Stream] = [:]
     private var isWriting = false
@@ -48,6 +44,17 @@ final class HTTP2Connection: ResponseWriting {
         var hasPendingChunk = false
         /// Request body bytes received so far, against ``WhiskerServer/Limits/maxRequestBodySize``.
         var bodyBytes: Int64 = 0
+
+        /// The stream is gone (reset, or the connection closed): the body read fails, an
+        /// unfinished handler is cancelled, and a chunk waiting to be framed fails.
+        func end() {
+            body?.finish(error: RequestBodyError.connectionClosed)
+            if !isResponseComplete { task?.cancel() }
+            if hasPendingChunk {
+                hasPendingChunk = false
+                pendingChunk(ResponseBodyError.connectionClosed)
+            }
+        }
     }
 
     /// - Parameter upgrade: For `Upgrade: h2c`, the client's decoded `HTTP2-Settings` and whether
@@ -139,12 +146,7 @@ final class HTTP2Connection: ResponseWriting {
             streams[id]?.body?.finish(error: nil)
         case .streamClosed(let id, _):
             guard let stream = streams.removeValue(forKey: id) else { return }
-            stream.body?.finish(error: RequestBodyError.connectionClosed)
-            if !stream.isResponseComplete { stream.task?.cancel() }
-            if stream.hasPendingChunk {
-                stream.hasPendingChunk = false
-                stream.pendingChunk(ResponseBodyError.connectionClosed)
-            }
+            stream.end()
             if streams.isEmpty { idleSince = .now() }
             if isShuttingDown && streams.isEmpty { finishShutdown() }
         }
@@ -197,21 +199,20 @@ final class HTTP2Connection: ResponseWriting {
                 body = RequestBody(length: length, channel: channel)
             }
             let request = Request(head: head, body: body, pathParameters: parameters, peer: socket.peer)
-            let target = QueueResponseTarget(connection: bound, id: id)
-            let requestContext = RequestContext(
-                peer: socket.peer, httpVersion: .http2, tls: tlsDetails,
-                requestID: RequestContext.requestID(fromClient: headerFields[RequestContext.requestIDField], generate: context.configuration.requestIDs))
-            stream.task = Task.immediate(executorPreference: executor) { [logger, accessLog = context.configuration.accessLog, echoesID = context.configuration.requestIDs] in
-                await runHandler(handler, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog)
-            }
+            stream.task = context.startHandler(
+                handler, request: request, target: QueueResponseTarget(connection: bound, id: id),
+                httpVersion: .http2, tls: tlsDetails, executor: executor)
         case .methodNotAllowed(let allowed):
-            let allow = allowed.map(\.rawValue).joined(separator: ", ")
-            let response = ResponseHeadWriter.rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: \(allow)"), extraFields: [.allow: allow])
-            if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, id: id) }
+            writeLocalResponse(ResponseHeadWriter.routeMiss(method: method, path: pathOnly, allowed: allowed), id: id)
         case .notFound:
-            let response = ResponseHeadWriter.rejection(HTTPRejection(.notFound, "no route for \(pathOnly)"))
-            if case .bytes(let bytes) = response.body.storage { writeResponse(response.head, body: bytes, id: id) }
+            writeLocalResponse(ResponseHeadWriter.routeMiss(method: method, path: pathOnly, allowed: []), id: id)
         }
+    }
+
+    /// Answers without a handler (404, 405, 413).
+    private func writeLocalResponse(_ response: Response, id: Int32) {
+        guard case .bytes(let bytes) = response.body.storage else { return }
+        writeResponse(response.head, body: bytes, id: id)
     }
 
     /// A request body over the limit: 413 if the response has not started (the handler, if
@@ -225,8 +226,8 @@ final class HTTP2Connection: ResponseWriting {
         if stream.isResponseStarted {
             session.reset(streamID: id, errorCode: 0x8)  // CANCEL
             flush()
-        } else if case .bytes(let bytes) = ResponseHeadWriter.rejection(rejection).body.storage {
-            writeResponse(ResponseHeadWriter.rejection(rejection).head, body: bytes, id: id)
+        } else {
+            writeLocalResponse(ResponseHeadWriter.rejection(rejection), id: id)
         }
     }
 
@@ -351,14 +352,7 @@ final class HTTP2Connection: ResponseWriting {
     func connectionClosed() {
         isClosed = true
         timer.cancel()
-        for (_, stream) in streams {
-            stream.body?.finish(error: RequestBodyError.connectionClosed)
-            if !stream.isResponseComplete { stream.task?.cancel() }
-            if stream.hasPendingChunk {
-                stream.hasPendingChunk = false
-                stream.pendingChunk(ResponseBodyError.connectionClosed)
-            }
-        }
+        for stream in streams.values { stream.end() }
         streams.removeAll()
     }
 }

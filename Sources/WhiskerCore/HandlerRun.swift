@@ -62,6 +62,23 @@ struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget {
     }
 }
 
+extension ServerContext {
+    /// Starts `handler` for `request` in a task that begins on this thread, on the connection's
+    /// queue executor, and runs until the handler first suspends (often never, for a small
+    /// handler): no hand-off to another thread.
+    func startHandler(
+        _ handler: @escaping HTTPHandler, request: Request, target: some ResponseTarget,
+        httpVersion: RequestContext.HTTPVersion, tls: RequestContext.TLS?, executor: DispatchQueueExecutor
+    ) -> Task<Void, Never> {
+        let requestContext = RequestContext(
+            peer: request.peer, httpVersion: httpVersion, tls: tls,
+            requestID: RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs))
+        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs] in
+            await runHandler(handler, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog)
+        }
+    }
+}
+
 /// Runs `handler` for `request` and sends its response to `target`, whatever the protocol: errors
 /// become a logged 500, a streamed body is written chunk by chunk with backpressure, and a HEAD
 /// request gets the head only. The handler runs with ``RequestContext/current`` set, the response

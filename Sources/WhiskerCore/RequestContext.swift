@@ -1,5 +1,6 @@
 public import HTTPTypes
 public import WhiskerSockets
+import WhiskerTLS
 
 /// What the server knows about the request a handler is serving: the peer, the protocol, TLS and
 /// a request id. Read it anywhere in the handler's task (including inside a generated
@@ -43,6 +44,12 @@ public struct RequestContext: Sendable, Equatable {
         public init(version: String, applicationProtocol: String?) {
             self.version = version
             self.applicationProtocol = applicationProtocol
+        }
+
+        /// The details of `stream` if it is TLS, else `nil`.
+        init?(of stream: any ByteStream) {
+            guard let tls = stream as? TLSStream else { return nil }
+            self.init(version: tls.protocolVersion ?? "", applicationProtocol: tls.applicationProtocol)
         }
     }
 

@@ -102,6 +102,14 @@ public enum ResponseHeadWriter {
     }
 
     /// The plain-text response for a rejected request.
+    /// The answer when routing found no handler: 405 with `Allow` when other methods have the
+    /// path (`allowed` not empty), else 404.
+    static func routeMiss(method: HTTPRequest.Method, path: Substring, allowed: [HTTPRequest.Method]) -> Response {
+        guard !allowed.isEmpty else { return rejection(HTTPRejection(.notFound, "no route for \(path)")) }
+        let allow = allowed.map(\.rawValue).joined(separator: ", ")
+        return rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: \(allow)"), extraFields: [.allow: allow])
+    }
+
     static func rejection(_ rejection: HTTPRejection, extraFields: HTTPFields = [:]) -> Response {
         var fields = extraFields
         fields[.contentType] = "text/plain; charset=utf-8"

@@ -125,9 +125,9 @@ package final class HTTP2Session {
 
     /// Queues a response's head. With `hasBody` false the stream ends with the head.
     package func respond(streamID: Int32, status: Int, fields: [(name: String, value: String)], hasBody: Bool) throws(HTTP2Error) {
-        var all = [(":status", String(status))] + fields.map { ($0.name, $0.value) }
+        let all = [(":status", String(status))] + fields.map { ($0.name, $0.value) }
         if hasBody { outgoing[streamID] = OutgoingBody() }
-        let result = withHeaderList(&all) { list in
+        let result = withHeaderList(all) { list in
             if hasBody {
                 var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
                 return nghttp2_submit_response(session, streamID, list.baseAddress, list.count, &provider)
@@ -170,10 +170,6 @@ package final class HTTP2Session {
         let last = nghttp2_session_get_last_proc_stream_id(session)
         nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_NO_ERROR.rawValue), nil, 0)
     }
-
-    /// The number of streams still open.
-    package var openStreams: Int { outgoingCount + headerBlocks.count }
-    private var outgoingCount: Int { outgoing.count }
 
     // MARK: Callbacks (called by nghttp2 inside receive and takeOutput, on the same thread)
 
@@ -247,26 +243,6 @@ package final class HTTP2Session {
             return Int(NGHTTP2_ERR_DEFERRED.rawValue)
         }
         return written
-    }
-}
-
-/// Builds nghttp2's header list over `fields`' UTF-8, valid for the duration of `body`.
-private func withHeaderList<Result>(_ fields: inout [(String, String)], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> Result) -> Result {
-    var bytes: [UInt8] = []
-    var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
-    for (name, value) in fields {
-        let nameStart = bytes.count
-        bytes += name.utf8
-        let valueStart = bytes.count
-        bytes += value.utf8
-        spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
-    }
-    return bytes.withUnsafeMutableBufferPointer { all in
-        let base = all.baseAddress!  // never empty: ":status" is always there
-        var list = spans.map {
-            nghttp2_nv(name: base + $0.name, value: base + $0.value, namelen: $0.nameLength, valuelen: $0.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-        }
-        return list.withUnsafeMutableBufferPointer { body($0) }
     }
 }
 

@@ -20,7 +20,7 @@ public final class TLSContext: @unchecked Sendable {
         _ = TLSError.drainReasons()
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw .drainingErrorQueue("creating a TLS context") }
         self.context = context
-        let wire = configuration.applicationProtocols.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+        let wire = alpnWireFormat(configuration.applicationProtocols)
         alpnWire = .allocate(capacity: wire.count + 1)
         _ = alpnWire.initialize(from: wire + [0])
         try configure(wireCount: wire.count)

@@ -22,7 +22,8 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
         TLSError(operation: operation, reasons: drainReasons())
     }
 
-    static func drainReasons() -> [String] {
+    /// Empties this thread's OpenSSL error queue, returning its reasons oldest first.
+    package static func drainReasons() -> [String] {
         var reasons: [String] = []
         while true {
             let code = ERR_get_error()

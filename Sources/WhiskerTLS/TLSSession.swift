@@ -77,13 +77,7 @@ final class TLSSession {
     }
 
     /// ALPN's choice, once established.
-    var applicationProtocol: String? {
-        var name: UnsafePointer<UInt8>?
-        var length: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &name, &length)
-        guard let name, length > 0 else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: name, count: Int(length)), as: UTF8.self)
-    }
+    var applicationProtocol: String? { selectedApplicationProtocol(ssl) }
 
     /// The negotiated protocol version ("TLSv1.3"), once established.
     var version: String { String(cString: SSL_get_version(ssl)) }

@@ -22,9 +22,6 @@ public final class TLSStream: ByteStream {
     private let session: TLSSession
     private let logger: Logger
     private var sawFirstByte = false
-    /// Called on the queue when the handshake completes, with ALPN's choice (`"h2"`, `"http/1.1"`
-    /// or `nil`).
-    public var onEstablished: ((_ applicationProtocol: String?) -> Void)?
 
     /// Starts a server-side TLS connection on `socket`.
     /// - Throws: ``TLSError`` if OpenSSL cannot create the connection state.
@@ -70,13 +67,12 @@ public final class TLSStream: ByteStream {
             if socket.isClosed { return .wouldBlock }
             do {
                 if !session.isEstablished {
-                    guard case .established(let applicationProtocol) = try session.handshake() else {
-                        sendOutput()
+                    let step = try session.handshake()
+                    sendOutput()
+                    guard case .established = step else {
                         if received == .wouldBlock { return .wouldBlock }
                         continue
                     }
-                    sendOutput()
-                    onEstablished?(applicationProtocol)
                 }
                 let step = try session.read(into: &buffer)
                 sendOutput()

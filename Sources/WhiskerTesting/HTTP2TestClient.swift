@@ -1,4 +1,5 @@
 internal import CNGHTTP2
+import WhiskerHTTP2
 
 /// An HTTP/2 client for tests: an nghttp2 client session with no I/O of its own. Move its bytes
 /// with ``takeOutput()`` and ``receive(_:)`` (in memory against a server session, or over a
@@ -61,18 +62,9 @@ public final class HTTP2TestClient: @unchecked Sendable {
     /// - Returns: The stream id.
     @discardableResult
     public func request(method: String = "GET", path: String, body: [UInt8]? = nil) -> Int32 {
-        var fields = [(":method", method), (":scheme", "http"), (":authority", "localhost"), (":path", path)]
-        var bytes: [UInt8] = []
-        var spans: [(Int, Int, Int, Int)] = []
-        for (name, value) in fields {
-            let n = bytes.count; bytes += name.utf8
-            let v = bytes.count; bytes += value.utf8
-            spans.append((n, v - n, v, bytes.count - v))
-        }
-        fields.removeAll()
-        return bytes.withUnsafeMutableBufferPointer { all in
-            var list = spans.map { nghttp2_nv(name: all.baseAddress! + $0.0, value: all.baseAddress! + $0.2, namelen: $0.1, valuelen: $0.3, flags: 0) }
-            guard let body else { return nghttp2_submit_request(session, nil, &list, list.count, nil, nil) }
+        let fields = [(":method", method), (":scheme", "http"), (":authority", "localhost"), (":path", path)]
+        return withHeaderList(fields) { list in
+            guard let body else { return nghttp2_submit_request(session, nil, list.baseAddress, list.count, nil, nil) }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { _, id, buffer, length, flags, _, user in
                 let client = Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue()
                 let left = client.uploads[id] ?? []
@@ -82,7 +74,7 @@ public final class HTTP2TestClient: @unchecked Sendable {
                 if client.uploads[id]!.isEmpty { flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
                 return count
             }
-            let id = nghttp2_submit_request(session, nil, &list, list.count, &provider, nil)
+            let id = nghttp2_submit_request(session, nil, list.baseAddress, list.count, &provider, nil)
             uploads[id] = body[...]
             return id
         }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 internal import COpenSSL
 import WhiskerSockets
+import WhiskerTLS
 
 /// TLS settings for ``TestClient/connect(to:timeout:tls:)``: a client that checks the server
 /// against a CA, offers ALPN protocols, and can be limited to one protocol version (to see an old
@@ -28,34 +29,7 @@ final class TestTLSClient {
 
     /// Connects TLS on `fd`, which is connected and blocking, and verifies the server.
     init(fd: Int32, options: TestTLSOptions) throws {
-        guard let context = SSL_CTX_new(TLS_client_method()) else { throw TestClientError("SSL_CTX_new failed") }
-        self.context = context
-        guard let ssl = SSL_new(context) else {
-            SSL_CTX_free(context)
-            throw TestClientError("SSL_new failed")
-        }
-        self.ssl = ssl
-        if let only = options.onlyVersion {
-            let version: Int32 = switch only {
-            case "TLSv1.1": TLS1_1_VERSION
-            case "TLSv1.2": TLS1_2_VERSION
-            default: TLS1_3_VERSION
-            }
-            // Old versions also need the security level lowered, or OpenSSL will not even offer them.
-            SSL_set_security_level(ssl, 0)
-            _ = whisker_SSL_set_min_proto_version(ssl, version)
-            _ = whisker_SSL_set_max_proto_version(ssl, version)
-        }
-        guard SSL_CTX_load_verify_locations(context, options.trustedCAPath, nil) == 1 else {
-            throw TestClientError("cannot load the CA \(options.trustedCAPath): \(Self.reasons())")
-        }
-        SSL_set_verify(ssl, SSL_VERIFY_PEER, nil)
-        _ = SSL_set1_host(ssl, options.serverName)
-        _ = whisker_SSL_set_tlsext_host_name(ssl, options.serverName)
-        if !options.applicationProtocols.isEmpty {
-            let wire = options.applicationProtocols.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
-            _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count))
-        }
+        (context, ssl) = try makeTestClientSSL(options: options)
         SSL_set_fd(ssl, fd)
         guard SSL_connect(ssl) == 1 else { throw TestClientError("TLS handshake failed: \(Self.reasons())") }
     }
@@ -66,13 +40,7 @@ final class TestTLSClient {
     }
 
     /// ALPN's result.
-    var applicationProtocol: String? {
-        var name: UnsafePointer<UInt8>?
-        var length: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &name, &length)
-        guard let name, length > 0 else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: name, count: Int(length)), as: UTF8.self)
-    }
+    var applicationProtocol: String? { selectedApplicationProtocol(ssl) }
 
     /// The negotiated version ("TLSv1.3").
     var version: String { String(cString: SSL_get_version(ssl)) }
@@ -102,13 +70,42 @@ final class TestTLSClient {
         return TestClientError("\(call) failed: \(Self.reasons())")
     }
 
-    private static func reasons() -> String {
-        var reasons: [String] = []
-        while case let code = ERR_get_error(), code != 0 {
-            var text = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &text, text.count)
-            reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+    fileprivate static func reasons() -> String {
+        let reasons = TLSError.drainReasons()
         return reasons.isEmpty ? "no reason given" : reasons.joined(separator: "; ")
     }
+}
+
+/// A client `SSL` and its context, not yet connected to anything: it verifies the server against
+/// `options`' CA and name, offers its ALPN protocols, and speaks only `onlyVersion` if set. For
+/// ``TestTLSClient`` over a socket, and for tests that drive a TLS session in memory.
+package func makeTestClientSSL(options: TestTLSOptions) throws -> (context: OpaquePointer, ssl: OpaquePointer) {
+    guard let context = SSL_CTX_new(TLS_client_method()) else { throw TestClientError("SSL_CTX_new failed") }
+    guard SSL_CTX_load_verify_locations(context, options.trustedCAPath, nil) == 1 else {
+        SSL_CTX_free(context)
+        throw TestClientError("cannot load the CA \(options.trustedCAPath): \(TestTLSClient.reasons())")
+    }
+    guard let ssl = SSL_new(context) else {
+        SSL_CTX_free(context)
+        throw TestClientError("SSL_new failed")
+    }
+    if let only = options.onlyVersion {
+        let version: Int32 = switch only {
+        case "TLSv1.1": TLS1_1_VERSION
+        case "TLSv1.2": TLS1_2_VERSION
+        default: TLS1_3_VERSION
+        }
+        // Old versions also need the security level lowered, or OpenSSL will not even offer them.
+        SSL_set_security_level(ssl, 0)
+        _ = whisker_SSL_set_min_proto_version(ssl, version)
+        _ = whisker_SSL_set_max_proto_version(ssl, version)
+    }
+    SSL_set_verify(ssl, SSL_VERIFY_PEER, nil)
+    _ = SSL_set1_host(ssl, options.serverName)
+    _ = whisker_SSL_set_tlsext_host_name(ssl, options.serverName)
+    if !options.applicationProtocols.isEmpty {
+        let wire = alpnWireFormat(options.applicationProtocols)
+        _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count))
+    }
+    return (context, ssl)
 }

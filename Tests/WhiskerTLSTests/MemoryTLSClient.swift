@@ -1,5 +1,6 @@
 import COpenSSL
 import WhiskerSockets
+import WhiskerTesting
 @testable import WhiskerTLS
 
 /// The client side of a TLS connection in memory, to drive a ``TLSSession`` without sockets.
@@ -11,22 +12,12 @@ final class MemoryTLSClient {
 
     /// - Parameters:
     ///   - alpn: Protocols to offer; empty for no ALPN.
-    ///   - onlyVersion: Limit the client to one version (`TLS1_1_VERSION`, say).
-    init(alpn: [String] = [], onlyVersion: Int32? = nil) {
-        context = SSL_CTX_new(TLS_client_method())!
-        _ = SSL_CTX_load_verify_locations(context, Certificates.ca, nil)
-        ssl = SSL_new(context)!
-        SSL_set_verify(ssl, SSL_VERIFY_PEER, nil)
-        _ = SSL_set1_host(ssl, "localhost")
-        if let onlyVersion {
-            SSL_set_security_level(ssl, 0)
-            _ = whisker_SSL_set_min_proto_version(ssl, onlyVersion)
-            _ = whisker_SSL_set_max_proto_version(ssl, onlyVersion)
-        }
-        if !alpn.isEmpty {
-            let wire = alpn.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
-            _ = SSL_set_alpn_protos(ssl, wire, UInt32(wire.count))
-        }
+    ///   - onlyVersion: Limit the client to one version ("TLSv1.1", say).
+    init(alpn: [String] = [], onlyVersion: String? = nil) throws {
+        var options = TestTLSOptions(trustedCAPath: Certificates.ca)
+        options.applicationProtocols = alpn
+        options.onlyVersion = onlyVersion
+        (context, ssl) = try makeTestClientSSL(options: options)
         input = BIO_new(BIO_s_mem())!
         output = BIO_new(BIO_s_mem())!
         _ = whisker_BIO_set_mem_eof_return(input, -1)

@@ -20,7 +20,7 @@ import WhiskerSockets
         ([], nil),
     ] as [([String], String?)])
     func alpn_PicksTheServersFirstProtocolThatTheClientOffers(offered: [String], chosen: String?) throws {
-        let client = MemoryTLSClient(alpn: offered)
+        let client = try MemoryTLSClient(alpn: offered)
         let server = try TLSSession(context: context)
         #expect(try handshake(client, server) == .established(applicationProtocol: chosen))
         #expect(client.isEstablished, "the client verified the localhost certificate against the CA")
@@ -28,14 +28,14 @@ import WhiskerSockets
     }
 
     @Test func tls12_IsAccepted() throws {
-        let client = MemoryTLSClient(onlyVersion: TLS1_2_VERSION)
+        let client = try MemoryTLSClient(onlyVersion: "TLSv1.2")
         let server = try TLSSession(context: context)
         try handshake(client, server)
         #expect(server.version == "TLSv1.2")
     }
 
     @Test func tls11_IsRefused_WithAReadableReason_AndAnAlertForTheClient() throws {
-        let client = MemoryTLSClient(onlyVersion: TLS1_1_VERSION)
+        let client = try MemoryTLSClient(onlyVersion: "TLSv1.1")
         let server = try TLSSession(context: context)
         let error = try #require(throws: TLSError.self) { try handshake(client, server) }
         #expect(error.operation == "handshake")
@@ -50,7 +50,7 @@ import WhiskerSockets
     }
 
     @Test func dataFlowsBothWays_InPiecesLargerThanARecord() throws {
-        let client = MemoryTLSClient()
+        let client = try MemoryTLSClient()
         let server = try TLSSession(context: context)
         try handshake(client, server)
 
@@ -75,7 +75,7 @@ import WhiskerSockets
     }
 
     @Test func closeNotify_EndsTheStream_AndTheServerAnswersWithItsOwn() throws {
-        let client = MemoryTLSClient()
+        let client = try MemoryTLSClient()
         let server = try TLSSession(context: context)
         try handshake(client, server)
         client.shutdown()
@@ -88,7 +88,7 @@ import WhiskerSockets
     }
 
     @Test func corruptRecord_IsAnError_NotACrashOrGarbage() throws {
-        let client = MemoryTLSClient()
+        let client = try MemoryTLSClient()
         let server = try TLSSession(context: context)
         try handshake(client, server)
         client.write(Array("hello".utf8))

@@ -18,8 +18,8 @@ struct Settings {
     init(_ command: CatServiceCommand, environment: [String: String]) throws {
         let variables = Variables(environment)
         host = command.host ?? variables["CAT_SERVICE_HOST"] ?? "127.0.0.1"
-        port = try Self.port(command.port, flag: "--port", variables: variables, name: "CAT_SERVICE_PORT", default: 8080)
-        tlsPort = try Self.port(command.tlsPort, flag: "--tls-port", variables: variables, name: "CAT_SERVICE_TLS_PORT", default: 8443)
+        port = try Self.port(command.port, flag: "--port", variable: "CAT_SERVICE_PORT", in: variables, default: 8080)
+        tlsPort = try Self.port(command.tlsPort, flag: "--tls-port", variable: "CAT_SERVICE_TLS_PORT", in: variables, default: 8443)
         tlsCertificate = command.tlsCertificate ?? variables["CAT_SERVICE_TLS_CERTIFICATE"]
         tlsPrivateKey = command.tlsPrivateKey ?? variables["CAT_SERVICE_TLS_PRIVATE_KEY"]
         cleartext = try command.cleartext ?? variables.bool("CAT_SERVICE_CLEARTEXT") ?? true
@@ -44,10 +44,11 @@ struct Settings {
         }
     }
 
-    private static func port(_ flag: Int?, flag name: String, variables: Variables, name variable: String, default value: Int) throws -> Int {
-        if let flag {
-            guard (0...65535).contains(flag) else { throw ValidationError("\(name) must be between 0 and 65535, got \(flag)") }
-            return flag
+    /// The port the flag gives (`given`), else the variable, else the default; checked to be 0...65535.
+    private static func port(_ given: Int?, flag: String, variable: String, in variables: Variables, default value: Int) throws -> Int {
+        if let given {
+            guard (0...65535).contains(given) else { throw ValidationError("\(flag) must be between 0 and 65535, got \(given)") }
+            return given
         }
         guard let text = variables[variable] else { return value }
         guard let port = Int(text), (0...65535).contains(port) else {
