@@ -13,12 +13,14 @@ let package = Package(
         .library(name: "WhiskerHTTP2", targets: ["WhiskerHTTP2"]),
         .library(name: "WhiskerCore", targets: ["WhiskerCore"]),
         .library(name: "OpenAPIWhisker", targets: ["OpenAPIWhisker"]),
+        .library(name: "WhiskerLifecycle", targets: ["WhiskerLifecycle"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "CWhiskerSystem"),
@@ -51,6 +53,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Its own module, so that a server without swift-service-lifecycle does not build it
+        // (nor swift-async-algorithms and swift-collections, which it brings).
+        .target(
+            name: "WhiskerLifecycle",
+            dependencies: ["WhiskerCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
         .target(
             name: "WhiskerTesting",
             dependencies: ["WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", .product(name: "HTTPTypes", package: "swift-http-types")]
@@ -66,6 +74,16 @@ let package = Package(
             dependencies: [
                 "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "WhiskerLifecycleTests",
+            dependencies: [
+                "WhiskerLifecycle", "WhiskerCore", "WhiskerTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

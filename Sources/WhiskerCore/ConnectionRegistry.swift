@@ -84,7 +84,8 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Asks every connection to finish what it is doing and close; returns when all have closed.
-    /// Connections still open after the grace period are closed at once (their handlers cancelled).
+    /// Connections still open after the grace period, or when the calling task is cancelled, are
+    /// closed at once (their handlers cancelled).
     func shutdown(gracePeriod: Duration) async {
         let connections = state.withLock { state in
             state.isShuttingDown = true
@@ -94,7 +95,8 @@ final class ConnectionRegistry: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitUntilDrained() }
             group.addTask {
-                guard (try? await Task.sleep(for: gracePeriod)) != nil else { return }
+                // Ends early when the server's task is cancelled: then nothing waits any longer.
+                try? await Task.sleep(for: gracePeriod)
                 self.closeRemaining()
             }
             await group.next()
@@ -105,7 +107,8 @@ final class ConnectionRegistry: Sendable {
     private func closeRemaining() {
         let remaining = state.withLock { Array($0.connections.values) }
         guard !remaining.isEmpty else { return }
-        context.logger.warning("closing connections still busy after the shutdown grace period", metadata: ["count": "\(remaining.count)"])
+        let why = Task.isCancelled ? "the server's task was cancelled" : "the shutdown grace period is over"
+        context.logger.warning("closing connections still busy: \(why)", metadata: ["count": "\(remaining.count)"])
         for connection in remaining { connection.run { $0.close() } }
     }
 

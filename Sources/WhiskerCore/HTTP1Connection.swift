@@ -314,15 +314,22 @@ final class HTTP1Connection {
         socket.close()
     }
 
-    /// Graceful shutdown: an idle connection closes now; a busy one finishes its response with
-    /// `Connection: close` (or closes right after it, if the head already went out).
+    /// Graceful shutdown: a busy connection finishes its response with `Connection: close` (or
+    /// closes right after it, if the head already went out). An idle one first reads what the
+    /// client may have sent since the last read event, so a request already on its way (or half
+    /// read) is answered too; with nothing there, it closes now.
     func beginShutdown() {
         if let http2 {
             http2.beginShutdown()
             return
         }
         isShuttingDown = true
-        if exchange == nil { close() }
+        guard exchange == nil, !isClosing else { return }
+        readable()
+        if exchange == nil, buffer.readableBytes == 0, !isClosing {
+            isClosing = true
+            socket.closeAfterFlush(linger: .milliseconds(500))
+        }
     }
 }
 

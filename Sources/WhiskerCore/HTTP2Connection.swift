@@ -24,6 +24,8 @@ final class HTTP2Connection: ResponseWriting {
     private var isWriting = false
     var isClosed = false
     private var isShuttingDown = false
+    private(set) var isFinalGoAwaySent = false
+    private(set) var shutdownNoticeSentAt: DispatchTime?
     /// After `Upgrade: h2c`, frames wait for the client's preface: a client may not hold much
     /// data that arrives before it (curl keeps 32 KiB after the 101).
     private var holdsOutput = false
@@ -148,7 +150,9 @@ final class HTTP2Connection: ResponseWriting {
             guard let stream = streams.removeValue(forKey: id) else { return }
             stream.end()
             if streams.isEmpty { idleSince = .now() }
-            if isShuttingDown && streams.isEmpty { finishShutdown() }
+            if isFinalGoAwaySent && streams.isEmpty { finishShutdown() }
+        case .shutdownNoticeAcknowledged:
+            sendFinalGoAway()
         }
     }
 
@@ -334,10 +338,21 @@ final class HTTP2Connection: ResponseWriting {
         if socket.writeBlockedSince != nil { updateTimer() }
     }
 
-    /// Graceful shutdown: GOAWAY, then close once the open streams finish.
+    /// Graceful shutdown in two steps (RFC 9113 §6.8): a shutdown notice and a PING; once the
+    /// client acknowledges it (or after a second, for a client that does not), the final GOAWAY
+    /// naming the last stream served. Then close once the open streams finish.
     func beginShutdown() {
         guard !isShuttingDown, !isClosed else { return }
         isShuttingDown = true
+        session.announceShutdown()
+        shutdownNoticeSentAt = .now()
+        flush()
+        updateTimer()
+    }
+
+    func sendFinalGoAway() {
+        guard !isFinalGoAwaySent, !isClosed else { return }
+        isFinalGoAwaySent = true
         session.goAway()
         flush()
         if streams.isEmpty { finishShutdown() }

@@ -11,9 +11,13 @@ public import WhiskerSockets
 /// An HTTP/1.1 server on BSD sockets and libdispatch.
 ///
 /// Register routes, then run. ``run(onListening:)`` returns after a graceful shutdown, which
-/// ``shutdown()`` or cancelling the running task starts: the listener closes, idle connections
-/// close, and requests in flight finish (with `Connection: close`) within
-/// ``Timeouts/shutdownGracePeriod``.
+/// ``shutdown()`` starts: the listeners close, idle connections close, requests in flight finish
+/// (HTTP/1.1 with `Connection: close`, HTTP/2 after a GOAWAY), and whatever is still open after
+/// ``Timeouts/shutdownGracePeriod`` is closed and its handlers cancelled. Cancelling the task that
+/// runs the server stops it at once: listeners and connections close, handlers are cancelled.
+///
+/// Under swift-service-lifecycle, `import WhiskerLifecycle` makes the server a `Service` whose
+/// graceful shutdown (SIGTERM in a `ServiceGroup`) is the one above.
 ///
 ///     let server = WhiskerServer(configuration: .init(host: "127.0.0.1", port: 8080))
 ///     try server.register(method: .get, path: "/hello/{name}") { request in
@@ -37,6 +41,8 @@ public actor WhiskerServer {
     private var state = State.idle
     private var stopRequested: CheckedContinuation<Void, Never>?
     private var isStopRequested = false
+    private var listeningWaiters: [CheckedContinuation<[SocketAddress], any Error>] = []
+    private var listenFailure: (any Error)?
 
     /// Creates a server; nothing listens until ``run(onListening:)``.
     /// - Parameter configuration: Address, limits, timeouts and logger.
@@ -56,8 +62,8 @@ public actor WhiskerServer {
         try routes.register(handler, method: method, path: path)
     }
 
-    /// Listens and serves until ``shutdown()`` is called or the calling task is cancelled, then
-    /// shuts down gracefully and returns.
+    /// Listens and serves until ``shutdown()`` is called, then shuts down gracefully and returns;
+    /// when the calling task is cancelled, closes everything at once and returns.
     /// - Parameter onListening: Called once with the bound addresses (with the real port when
     ///   the configuration asked for port 0) as soon as the server accepts connections.
     /// - Throws: ``WhiskerServerError`` when the server cannot listen (a taken port, a bad address)
@@ -65,10 +71,10 @@ public actor WhiskerServer {
     public func run(onListening: @Sendable ([SocketAddress]) -> Void = { _ in }) async throws {
         guard case .idle = state else { throw WhiskerServerError("the server was already run; make a new one") }
         let logger = configuration.logger
-        let endpoints = try Self.endpoints(of: configuration)
         let registry = ConnectionRegistry(context: ServerContext(router: routes.freeze(), configuration: configuration))
         var listeners: [Listener] = []
         do {
+            let endpoints = try Self.endpoints(of: configuration)
             for endpoint in endpoints {
                 let listener = try endpoint.listen()
                 listeners.append(listener)
@@ -80,11 +86,15 @@ public actor WhiskerServer {
                 logger.info("listening", metadata: ["address": "\(listener.localAddress)", "tls": "\(endpoint.tls != nil)"])
             }
         } catch {
-            for listener in listeners { listener.stop() }
+            for listener in listeners { await listener.stop() }
+            state = .stopped
+            listenFailure = error
+            resumeListeningWaiters(with: .failure(error))
             throw error
         }
         state = .running(listeners, registry)
         onListening(listeners.map(\.localAddress))
+        resumeListeningWaiters(with: .success(listeners.map(\.localAddress)))
         let addresses = listeners.map { "\($0.localAddress)" }.joined(separator: ", ")
         configuration.systemdNotifier?.notify("READY=1\nSTATUS=listening on \(addresses)")
 
@@ -97,10 +107,36 @@ public actor WhiskerServer {
         state = .stopping
         logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
         configuration.systemdNotifier?.notify("STOPPING=1\nSTATUS=draining \(registry.count) connections")
-        for listener in listeners { listener.stop() }
+        for listener in listeners { await listener.stop() }
         await registry.shutdown(gracePeriod: configuration.timeouts.shutdownGracePeriod)
         state = .stopped
         logger.info("stopped")
+    }
+
+    /// Waits until the server listens and returns its bound addresses (with the real port when
+    /// the configuration asked for port 0): for code that runs the server through something else,
+    /// such as a swift-service-lifecycle `ServiceGroup`, and still wants to announce where it is.
+    ///
+    ///     async let serving: Void = serviceGroup.run()
+    ///     let addresses = try await server.listeningAddresses()
+    ///     print("listening on \(addresses[0])")
+    ///
+    /// - Throws: The error that stopped the server from listening, or ``WhiskerServerError`` when
+    ///   it has already stopped.
+    public func listeningAddresses() async throws -> [SocketAddress] {
+        switch state {
+        case .running(let listeners, _):
+            return listeners.map(\.localAddress)
+        case .stopping, .stopped:
+            throw listenFailure ?? WhiskerServerError("the server is not running")
+        case .idle:
+            return try await withCheckedThrowingContinuation { listeningWaiters.append($0) }
+        }
+    }
+
+    private func resumeListeningWaiters(with result: Result<[SocketAddress], any Error>) {
+        for waiter in listeningWaiters { waiter.resume(with: result) }
+        listeningWaiters = []
     }
 
     private func waitForStopRequest() async {

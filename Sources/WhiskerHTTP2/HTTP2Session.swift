@@ -19,7 +19,13 @@ package final class HTTP2Session {
         case endStream(streamID: Int32)
         /// The stream is gone: finished, reset by the peer (`errorCode` not 0) or refused.
         case streamClosed(streamID: Int32, errorCode: UInt32)
+        /// The peer acknowledged the PING of ``announceShutdown()``: every stream it opened before
+        /// it saw the shutdown notice has arrived.
+        case shutdownNoticeAcknowledged
     }
+
+    /// The opaque data of the PING that follows the shutdown notice.
+    private static let shutdownPing: [UInt8] = Array("whisker!".utf8)
 
     private var session: OpaquePointer?
     private var events: [Event] = []
@@ -165,7 +171,16 @@ package final class HTTP2Session {
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
     }
 
-    /// Starts a graceful shutdown: GOAWAY naming the last stream the server will process.
+    /// The first step of a graceful shutdown (RFC 9113 §6.8): GOAWAY with the largest stream id,
+    /// which tells the client to open no more streams while streams already on their way are
+    /// still served, and a PING whose acknowledgement (``Event/shutdownNoticeAcknowledged``)
+    /// says they have all arrived. Then ``goAway()``.
+    package func announceShutdown() {
+        nghttp2_submit_shutdown_notice(session)
+        _ = Self.shutdownPing.withUnsafeBufferPointer { nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress) }
+    }
+
+    /// GOAWAY naming the last stream the server will process; later streams are refused.
     package func goAway() {
         let last = nghttp2_session_get_last_proc_stream_id(session)
         nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, UInt32(NGHTTP2_NO_ERROR.rawValue), nil, 0)
@@ -197,6 +212,10 @@ package final class HTTP2Session {
             }
         case Int(NGHTTP2_DATA.rawValue):
             if endStream { events.append(.endStream(streamID: streamID)) }
+        case Int(NGHTTP2_PING.rawValue):
+            let isAck = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
+            let data = withUnsafeBytes(of: frame.pointee.ping.opaque_data) { Array($0) }
+            if isAck && data == Self.shutdownPing { events.append(.shutdownNoticeAcknowledged) }
         default:
             break
         }

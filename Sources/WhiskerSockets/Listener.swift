@@ -126,20 +126,35 @@ public final class Listener: @unchecked Sendable {
     }
 
     /// Stops accepting and closes the listening socket. Connections already accepted are not touched.
-    public func stop() {
+    /// - Parameter onClosed: Called once the descriptor is closed, so a new connection is refused
+    ///   by the system (on the listener's queue; at once if the listener was already stopped).
+    public func stop(onClosed: @escaping @Sendable () -> Void = {}) {
         queue.async { [self] in
-            guard !isStopped else { return }
+            guard !isStopped else { return onClosed() }
             isStopped = true
             if let source {
                 if isAcceptPaused {
                     isAcceptPaused = false
                     source.resume()
                 }
+                let fd = self.fd
+                source.setCancelHandler {
+                    close(fd)
+                    onClosed()
+                }
                 source.cancel()
             } else {
                 close(fd)
+                onClosed()
             }
             source = nil
+        }
+    }
+
+    /// Stops accepting and returns once the listening socket is closed.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            stop { continuation.resume() }
         }
     }
 }

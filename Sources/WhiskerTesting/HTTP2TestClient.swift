@@ -20,7 +20,10 @@ public final class HTTP2TestClient: @unchecked Sendable {
     /// Streams that closed, with their error code (0 for a clean end, 8 for CANCEL).
     public private(set) var closed: [Int32: UInt32] = [:]
     /// Whether the server sent GOAWAY.
-    public private(set) var goAwayReceived = false
+    public var goAwayReceived: Bool { !goAwayLastStreamIDs.isEmpty }
+    /// The last-stream-id of each GOAWAY the server sent, in order: a graceful shutdown sends
+    /// 2^31-1 first, then the last stream it serves.
+    public private(set) var goAwayLastStreamIDs: [Int32] = []
     /// The request body each stream still has to send.
     private var uploads: [Int32: ArraySlice<UInt8>] = [:]
 
@@ -48,7 +51,7 @@ public final class HTTP2TestClient: @unchecked Sendable {
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
             if frame!.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
-                Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue().goAwayReceived = true
+                Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue().goAwayLastStreamIDs.append(frame!.pointee.goaway.last_stream_id)
             }
             return 0
         }

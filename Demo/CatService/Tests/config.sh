@@ -5,7 +5,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 help=$("$CAT_SERVICE" --help 2>&1 || true)
 for variable in CAT_SERVICE_HOST CAT_SERVICE_PORT CAT_SERVICE_TLS_CERTIFICATE CAT_SERVICE_TLS_PRIVATE_KEY CAT_SERVICE_TLS_PORT \
-    CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_LOG_LEVEL; do
+    CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_LOG_LEVEL \
+    CAT_SERVICE_MAX_CONNECTIONS CAT_SERVICE_MAX_HEADER_BYTES CAT_SERVICE_MAX_REQUEST_BODY_SIZE CAT_SERVICE_REQUEST_HEADER_TIMEOUT \
+    CAT_SERVICE_REQUEST_BODY_TIMEOUT CAT_SERVICE_IDLE_TIMEOUT CAT_SERVICE_WRITE_TIMEOUT CAT_SERVICE_SHUTDOWN_GRACE_PERIOD; do
     check_contains "--help documents $variable" "$variable" "$help"
 done
 
@@ -31,6 +33,27 @@ bad_setting "CAT_SERVICE_LOG_LEVEL=loud is refused" 'CAT_SERVICE_LOG_LEVEL must 
 bad_setting "a certificate without a key (from the environment) is refused" 'go together' CAT_SERVICE_TLS_CERTIFICATE=/x.pem --
 bad_setting "an unreadable certificate from the environment stops the start" 'cannot serve HTTPS: TLS: loading the certificate chain from /nonexistent.pem failed' \
     CAT_SERVICE_TLS_CERTIFICATE=/nonexistent.pem CAT_SERVICE_TLS_PRIVATE_KEY=/nonexistent-key.pem CAT_SERVICE_TLS_PORT=0 -- --port 0
+bad_setting "--max-connections 0 is refused, naming the flag" '--max-connections must be between 1 and 1000000, got 0' X=1 -- --max-connections 0
+bad_setting "CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 is refused" 'CAT_SERVICE_MAX_REQUEST_BODY_SIZE must be a whole number at least 0, got "-1"' CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 --
+bad_setting "CAT_SERVICE_IDLE_TIMEOUT=soon is refused" 'CAT_SERVICE_IDLE_TIMEOUT must be a number of seconds above 0 and at most 86400, got "soon"' CAT_SERVICE_IDLE_TIMEOUT=soon --
+bad_setting "--shutdown-grace-period 0 is refused" '--shutdown-grace-period must be a number of seconds above 0 and at most 86400, got 0.0' X=1 -- --shutdown-grace-period 0
+
+echo "Limits and timeouts"
+CAT_SERVICE_MAX_HEADER_BYTES=2048 start_server --idle-timeout 0.5
+request -H "X-Padding: $(printf 'a%.0s' {1..3000})" "$BASE/api/emoji"
+check_eq "CAT_SERVICE_MAX_HEADER_BYTES=2048: a 3 KB header gets 431" 431 "$STATUS"
+request -H "X-Padding: $(printf 'a%.0s' {1..1000})" "$BASE/api/emoji"
+check_eq "CAT_SERVICE_MAX_HEADER_BYTES=2048: a 1 KB header is fine" 200 "$STATUS"
+exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+started=$SECONDS
+closed=$(timeout 10 cat <&3 | wc -c || true)
+exec 3<&-
+check "--idle-timeout 0.5: a silent connection is closed quietly, well before 10 s" test "$closed" -eq 0 -a $((SECONDS - started)) -lt 5
+stop_server
+CAT_SERVICE_MAX_REQUEST_BODY_SIZE=100 start_server
+request -X GET --data-binary "$(printf 'b%.0s' {1..200})" "$BASE/api/emoji"
+check_eq "CAT_SERVICE_MAX_REQUEST_BODY_SIZE=100: a 200-byte body gets 413" 413 "$STATUS"
+stop_server
 
 export CAT_SERVICE_REQUEST_IDS=true CAT_SERVICE_ACCESS_LOG=1
 start_server

@@ -37,6 +37,22 @@ check_eq "it serves before the signal" 200 "$STATUS"
 stop_server INT
 check_eq "SIGINT: exits 0" 0 "$EXIT_CODE"
 
+echo "A second signal during the drain exits at once"
+start_server --shutdown-grace-period 60
+exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+printf 'GET /api/emoji HTTP/1.1\r\n' >&3   # half a request: the drain waits for the rest
+kill -s TERM "$SERVER_PID"
+deadline=$((SECONDS + 10))
+while "${CURL[@]}" -o /dev/null "$BASE/api/emoji" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.05; done
+check "the first SIGTERM starts the drain (the listener closes)" test "$SECONDS" -lt "$deadline"
+check "the drain waits for the half-sent request" is_running "$SERVER_PID"
+started=$SECONDS
+stop_server TERM
+check_eq "the second SIGTERM exits 1 without draining" 1 "$EXIT_CODE"
+check "well before the 60 s grace period" test $((SECONDS - started)) -lt 10
+check_contains "and says so" "second SIGTERM received, exiting without draining" "$(cat "$SERVER_ERR")"
+exec 3<&-
+
 echo "A port already in use"
 start_server
 taken=$PORT

@@ -152,6 +152,70 @@ import WhiskerTesting
         await #expect(throws: (any Error).self) { try await TestClient.connect(to: address) }
     }
 
+    @Test func shutdown_AnswersARequestThatWasHalfReceived() async throws {
+        let server = makeServer()
+        try registerBasicRoutes(on: server)
+        let run = Task { try await server.run() }
+        let address = try #require(try await server.listeningAddresses().first)
+        let client = try await TestClient.connect(to: address)
+        try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await client.readResponse().header("connection") == nil, "kept alive before the shutdown")
+        try await client.send("GET /hello HTTP/1.1\r\n")
+        await server.shutdown()
+        try await client.send("Host: x\r\n\r\n")
+        let response = try await client.readResponse()
+        #expect(response.status == 200)
+        #expect(response.header("connection") == "close")
+        try await run.value
+    }
+
+    @Test func cancellingTheServersTask_ClosesAtOnce_AndCancelsHandlers() async throws {
+        let server = makeServer { $0.timeouts.shutdownGracePeriod = .seconds(60) }
+        let started = Signal<Void>()
+        let cancelled = Signal<Void>()
+        try server.register(method: .get, path: "/forever") { _ in
+            started.fire()
+            await withTaskCancellationHandler {
+                _ = await Signal<Void>().wait(timeout: .seconds(120))
+            } onCancel: {
+                cancelled.fire()
+            }
+            return Response(status: .ok)
+        }
+        let run = Task { try await server.run() }
+        let address = try #require(try await server.listeningAddresses().first)
+        let client = try await TestClient.connect(to: address)
+        try await client.send("GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await started.wait() != nil)
+        run.cancel()
+        #expect(await cancelled.wait() != nil, "cancellation does not wait out the 60 s grace period")
+        #expect(try await client.isClosedByServer())
+        try await run.value
+    }
+
+    @Test func listeningAddresses_WaitsForTheListener_AndFailsOnceStopped() async throws {
+        let server = makeServer()
+        let early = Task { try await server.listeningAddresses() }
+        let announced = Signal<[SocketAddress]>()
+        let run = Task { try await server.run { announced.fire($0) } }
+        let bound = try #require(await announced.wait())
+        #expect(try await early.value == bound)
+        #expect(try await server.listeningAddresses() == bound)
+        await server.shutdown()
+        try await run.value
+        await #expect(throws: WhiskerServerError.self) { try await server.listeningAddresses() }
+    }
+
+    @Test func listeningAddresses_ReportsWhyTheServerCouldNotListen() async throws {
+        try await makeServer().withRunning { address in
+            let second = WhiskerServer(configuration: .init(host: "127.0.0.1", port: address.port))
+            let waiter = Task { try await second.listeningAddresses() }
+            await #expect(throws: WhiskerServerError.self) { try await second.run() }
+            let error = await #expect(throws: WhiskerServerError.self) { try await waiter.value }
+            #expect(error?.description.contains("127.0.0.1:\(address.port)") == true)
+        }
+    }
+
     @Test func portInUse_FailsWithAMessageNamingTheAddress() async throws {
         let first = makeServer()
         try await first.withRunning { address in

@@ -1,10 +1,12 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Logging
 import OpenAPIRuntime
 import OpenAPIWhisker
+import ServiceLifecycle
+import UnixSignals
 import WhiskerCore
+import WhiskerLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -29,8 +31,9 @@ struct CatServiceCommand: AsyncParsableCommand {
               cat-service listening on https://HOST:TLS-PORT    (with --tls-certificate)
             HTTPS needs a PEM certificate chain and key; Scripts/make-dev-certificates.sh makes a
             development CA and a localhost certificate (trust it with curl --cacert ca.pem).
-            Logs go to standard error. SIGINT or SIGTERM stops accepting connections, lets
-            in-flight requests finish, and exits with status 0. If the server cannot start
+            Logs go to standard error. SIGINT or SIGTERM stops accepting connections, answers
+            every request already received (within --shutdown-grace-period; then what is left is
+            closed), and exits with status 0; a second signal exits at once. If the server cannot start
             (for example, the port is taken) it prints the reason to standard error and exits 1.
             """
     )
@@ -93,6 +96,33 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var logLevel: Logger.Level?
 
+    @Option(name: .customLong("max-connections"), help: "The most simultaneous connections; the next one gets 503. (default: 10000; env: CAT_SERVICE_MAX_CONNECTIONS)")
+    var maxConnections: Int?
+
+    @Option(name: .customLong("max-header-bytes"), help: ArgumentHelp("The largest request head (request line and fields); larger gets 431. (default: 81920; env: CAT_SERVICE_MAX_HEADER_BYTES)", valueName: "bytes"))
+    var maxHeaderBytes: Int?
+
+    @Option(name: .customLong("max-request-body-size"), help: ArgumentHelp("The largest request body; larger gets 413. (default: 16777216; env: CAT_SERVICE_MAX_REQUEST_BODY_SIZE)", valueName: "bytes"))
+    var maxRequestBodySize: Int?
+
+    @Option(name: .customLong("request-header-timeout"), help: ArgumentHelp("How long a request head may take to arrive; then 408. (default: 30; env: CAT_SERVICE_REQUEST_HEADER_TIMEOUT)", valueName: "seconds"))
+    var requestHeaderTimeout: Double?
+
+    @Option(name: .customLong("request-body-timeout"), help: ArgumentHelp("How long a request body may stall; then 408. (default: 30; env: CAT_SERVICE_REQUEST_BODY_TIMEOUT)", valueName: "seconds"))
+    var requestBodyTimeout: Double?
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("How long a keep-alive connection may sit idle; then it is closed. (default: 60; env: CAT_SERVICE_IDLE_TIMEOUT)", valueName: "seconds"))
+    var idleTimeout: Double?
+
+    @Option(name: .customLong("write-timeout"), help: ArgumentHelp("How long a response write may make no progress; then the connection is closed. (default: 30; env: CAT_SERVICE_WRITE_TIMEOUT)", valueName: "seconds"))
+    var writeTimeout: Double?
+
+    @Option(
+        name: .customLong("shutdown-grace-period"),
+        help: ArgumentHelp("On SIGTERM or SIGINT, how long requests in flight may take to finish; then their connections close. (default: 10; env: CAT_SERVICE_SHUTDOWN_GRACE_PERIOD)", valueName: "seconds")
+    )
+    var shutdownGracePeriod: Double?
+
     func validate() throws {
         _ = try Settings(self, environment: ProcessInfo.processInfo.environment)
     }
@@ -130,6 +160,8 @@ struct CatServiceCommand: AsyncParsableCommand {
             configuration.accessLog = accessLog
         }
         configuration.requestIDs = settings.requestIDs
+        configuration.limits = settings.limits
+        configuration.timeouts = settings.timeouts
         let schemes = (settings.cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
         let server = WhiskerServer(configuration: configuration)
         let transport = WhiskerTransport(server)
@@ -139,55 +171,44 @@ struct CatServiceCommand: AsyncParsableCommand {
             middlewares: [EmojiCountErrorMiddleware()]
         )
 
-        let signalSources = installSignalHandlers(server: server, logger: logger)
-        defer { for source in signalSources { source.cancel() } }
-
-        try await server.run(onListening: { addresses in
+        // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's
+        // deadline, a little later, is only a backstop that cancels whatever is left.
+        var group = ServiceGroupConfiguration(
+            // Shut down in reverse order: the server drains first, then the signal watcher ends.
+            services: [.init(service: SecondSignalExit(logger: logger)), .init(service: server)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        group.maximumGracefulShutdownDuration = settings.timeouts.shutdownGracePeriod + .seconds(5)
+        group.maximumCancellationDuration = .seconds(5)
+        let services = ServiceGroup(configuration: group)
+        try await withThrowingDiscardingTaskGroup { tasks in
+            tasks.addTask { try await services.run() }
             // The lines on stdout that scripts wait for; written unbuffered.
-            for (scheme, address) in zip(schemes, addresses) {
+            for (scheme, address) in zip(schemes, try await server.listeningAddresses()) {
                 writeLine("cat-service listening on \(scheme)://\(address)", to: .standardOutput)
             }
-        })
-    }
-}
-
-/// Routes SIGINT and SIGTERM to a graceful shutdown; a second signal exits at once.
-private func installSignalHandlers(server: WhiskerServer, logger: Logger) -> [any DispatchSourceSignal] {
-    let queue = DispatchQueue(label: "cat-service.signals")
-    let received = SignalCount(queue: queue)
-    let signalNumbers: [Int32] = [SIGINT, SIGTERM]
-    return signalNumbers.map { signalNumber in
-        // Ignore the default action (terminate) so that the Dispatch source sees the signal.
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-        source.setEventHandler {
-            let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"
-            if received.increment() > 1 {
-                logger.warning("second \(name) received, exiting without draining")
-                exit(1)
-            }
-            logger.notice("\(name) received, shutting down gracefully")
-            Task { await server.shutdown() }
         }
-        source.resume()
-        return source
     }
 }
 
-/// How many shutdown signals arrived.
-///
-/// `@unchecked Sendable`: the count is read and written only on `queue` (a serial queue), which
-/// `increment()` asserts.
-private final class SignalCount: @unchecked Sendable {
-    private let queue: DispatchQueue
-    private var value = 0
+/// Exits at once, without draining, when a second SIGINT or SIGTERM arrives during a graceful
+/// shutdown (an operator pressing Ctrl-C twice). The first one is the service group's. It ends
+/// when its own graceful shutdown comes, after the server's.
+private struct SecondSignalExit: Service {
+    let logger: Logger
 
-    init(queue: DispatchQueue) { self.queue = queue }
-
-    func increment() -> Int {
-        dispatchPrecondition(condition: .onQueue(queue))
-        value += 1
-        return value
+    func run() async throws {
+        var count = 0
+        for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint).cancelOnGracefulShutdown() {
+            count += 1
+            guard count > 1 else {
+                logger.notice("\(signal) received, shutting down gracefully")
+                continue
+            }
+            logger.warning("second \(signal) received, exiting without draining")
+            exit(1)
+        }
     }
 }
 

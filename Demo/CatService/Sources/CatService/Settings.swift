@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import WhiskerCore
 
 /// cat-service's settings, each from its flag, else its `CAT_SERVICE_*` environment variable, else
 /// its default. A bad value is a `ValidationError` naming the flag or the variable it came from.
@@ -14,6 +15,8 @@ struct Settings {
     var accessLog: Bool
     var requestIDs: Bool
     var logLevel: Logger.Level
+    var limits = WhiskerServer.Limits()
+    var timeouts = WhiskerServer.Timeouts()
 
     init(_ command: CatServiceCommand, environment: [String: String]) throws {
         let variables = Variables(environment)
@@ -36,6 +39,19 @@ struct Settings {
         } else {
             logLevel = .info
         }
+        limits.maxConnections = try Self.number(command.maxConnections, flag: "--max-connections", variable: "CAT_SERVICE_MAX_CONNECTIONS", in: variables, range: 1...1_000_000) ?? limits.maxConnections
+        limits.maxHeaderBytes = try Self.number(command.maxHeaderBytes, flag: "--max-header-bytes", variable: "CAT_SERVICE_MAX_HEADER_BYTES", in: variables, range: 1024...(16 << 20)) ?? limits.maxHeaderBytes
+        if let size = try Self.number(command.maxRequestBodySize, flag: "--max-request-body-size", variable: "CAT_SERVICE_MAX_REQUEST_BODY_SIZE", in: variables, range: 0...Int.max) {
+            limits.maxRequestBodySize = Int64(size)
+        }
+        func seconds(_ given: Double?, _ flag: String, _ variable: String, default value: Duration) throws -> Duration {
+            try Self.seconds(given, flag: flag, variable: variable, in: variables) ?? value
+        }
+        timeouts.requestHeader = try seconds(command.requestHeaderTimeout, "--request-header-timeout", "CAT_SERVICE_REQUEST_HEADER_TIMEOUT", default: timeouts.requestHeader)
+        timeouts.requestBody = try seconds(command.requestBodyTimeout, "--request-body-timeout", "CAT_SERVICE_REQUEST_BODY_TIMEOUT", default: timeouts.requestBody)
+        timeouts.idle = try seconds(command.idleTimeout, "--idle-timeout", "CAT_SERVICE_IDLE_TIMEOUT", default: timeouts.idle)
+        timeouts.write = try seconds(command.writeTimeout, "--write-timeout", "CAT_SERVICE_WRITE_TIMEOUT", default: timeouts.write)
+        timeouts.shutdownGracePeriod = try seconds(command.shutdownGracePeriod, "--shutdown-grace-period", "CAT_SERVICE_SHUTDOWN_GRACE_PERIOD", default: timeouts.shutdownGracePeriod)
         guard (tlsCertificate == nil) == (tlsPrivateKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY) go together: give both, or neither")
         }
@@ -55,6 +71,37 @@ struct Settings {
             throw ValidationError("\(variable) must be a whole number between 0 and 65535, got \"\(text)\"")
         }
         return port
+    }
+}
+
+extension Settings {
+    /// A whole number from the flag, else the variable, else `nil` (the default); checked to be in `range`.
+    private static func number(_ given: Int?, flag: String, variable: String, in variables: Variables, range: ClosedRange<Int>) throws -> Int? {
+        let bounds = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "between \(range.lowerBound) and \(range.upperBound)"
+        if let given {
+            guard range.contains(given) else { throw ValidationError("\(flag) must be \(bounds), got \(given)") }
+            return given
+        }
+        guard let text = variables[variable] else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw ValidationError("\(variable) must be a whole number \(bounds), got \"\(text)\"")
+        }
+        return number
+    }
+
+    /// A duration in seconds (fractions allowed) from the flag, else the variable, else `nil`;
+    /// checked to be more than 0 and at most a day.
+    private static func seconds(_ given: Double?, flag: String, variable: String, in variables: Variables) throws -> Duration? {
+        let valid: (Double) -> Bool = { $0 > 0 && $0 <= 86_400 }
+        if let given {
+            guard valid(given) else { throw ValidationError("\(flag) must be a number of seconds above 0 and at most 86400, got \(given)") }
+            return .milliseconds(Int64((given * 1000).rounded()))
+        }
+        guard let text = variables[variable] else { return nil }
+        guard let value = Double(text), valid(value) else {
+            throw ValidationError("\(variable) must be a number of seconds above 0 and at most 86400, got \"\(text)\"")
+        }
+        return .milliseconds(Int64((value * 1000).rounded()))
     }
 }
 
