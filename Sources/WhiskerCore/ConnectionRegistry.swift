@@ -5,11 +5,19 @@ import Synchronization
 import WhiskerSockets
 import WhiskerTLS
 
-/// What every connection of a running server shares: routes, configuration, logger. Immutable.
+/// What every connection of a running server shares: routes, configuration, logger, and the
+/// metrics and tracing of requests (`nil` when both are off). Immutable.
 struct ServerContext: Sendable {
-    let router: Router<HTTPHandler>
+    let router: Router<Route>
     let configuration: WhiskerServer.Configuration
+    let instrumentation: RequestInstrumentation?
     var logger: Logger { configuration.logger }
+
+    init(router: Router<Route>, configuration: WhiskerServer.Configuration) {
+        self.router = router
+        self.configuration = configuration
+        self.instrumentation = RequestInstrumentation(metrics: configuration.metrics, tracer: configuration.tracer)
+    }
 }
 
 /// The open connections of a running server: counts them against the limit, and finds them

@@ -222,7 +222,7 @@ final class HTTP1Connection {
         let path = head.request.path ?? "/"
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         switch context.router.match(method: head.request.method, path: pathOnly) {
-        case .found(let handler, let parameters):
+        case .found(let route, let parameters):
             var body: RequestBody?
             if head.framing != .none {
                 let bound = self.bound
@@ -236,12 +236,25 @@ final class HTTP1Connection {
             }
             let request = Request(head: head.request, body: body, pathParameters: parameters, peer: socket.peer)
             exchange.task = context.startHandler(
-                handler, request: request, target: QueueResponseTarget(connection: bound, id: exchange.id),
+                route, request: request, target: QueueResponseTarget(connection: bound, id: exchange.id),
                 httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails, executor: executor)
         case .methodNotAllowed(let allowed):
-            writeLocalResponse(ResponseHeadWriter.routeMiss(method: head.request.method, path: pathOnly, allowed: allowed), exchangeID: exchange.id)
+            answerRouteMiss(head, path: pathOnly, allowed: allowed, exchangeID: exchange.id)
         case .notFound:
-            writeLocalResponse(ResponseHeadWriter.routeMiss(method: head.request.method, path: pathOnly, allowed: []), exchangeID: exchange.id)
+            answerRouteMiss(head, path: pathOnly, allowed: [], exchangeID: exchange.id)
+        }
+    }
+
+    /// Answers 405 (`allowed` not empty) or 404, measured and traced like a handled request when
+    /// metrics or tracing is on.
+    private func answerRouteMiss(_ head: RequestHead, path: Substring, allowed: [HTTPRequest.Method], exchangeID: UInt64) {
+        let response = ResponseHeadWriter.routeMiss(method: head.request.method, path: path, allowed: allowed)
+        guard let instrumentation = context.instrumentation else { return writeLocalResponse(response, exchangeID: exchangeID) }
+        instrumentation.observeLocalResponse(
+            to: head.request, status: response.head.status.code, httpVersion: head.isHTTP11 ? .http1_1 : .http1_0,
+            isTLS: tlsDetails != nil, peer: socket.peer
+        ) {
+            writeLocalResponse(response, exchangeID: exchangeID)
         }
     }
 

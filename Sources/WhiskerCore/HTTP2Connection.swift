@@ -187,7 +187,7 @@ final class HTTP2Connection: ResponseWriting {
         let head = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: headerFields)
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         switch context.router.match(method: method, path: pathOnly) {
-        case .found(let handler, let parameters):
+        case .found(let route, let parameters):
             let length = headerFields[.contentLength].flatMap { Int64($0) }
             if let max = context.configuration.limits.maxRequestBodySize, let length, length > max {
                 bodyTooLarge(id, stream: stream, max: max)
@@ -204,12 +204,22 @@ final class HTTP2Connection: ResponseWriting {
             }
             let request = Request(head: head, body: body, pathParameters: parameters, peer: socket.peer)
             stream.task = context.startHandler(
-                handler, request: request, target: QueueResponseTarget(connection: bound, id: id),
+                route, request: request, target: QueueResponseTarget(connection: bound, id: id),
                 httpVersion: .http2, tls: tlsDetails, executor: executor)
         case .methodNotAllowed(let allowed):
-            writeLocalResponse(ResponseHeadWriter.routeMiss(method: method, path: pathOnly, allowed: allowed), id: id)
+            answerRouteMiss(head, path: pathOnly, allowed: allowed, id: id)
         case .notFound:
-            writeLocalResponse(ResponseHeadWriter.routeMiss(method: method, path: pathOnly, allowed: []), id: id)
+            answerRouteMiss(head, path: pathOnly, allowed: [], id: id)
+        }
+    }
+
+    /// Answers 405 (`allowed` not empty) or 404, measured and traced like a handled request when
+    /// metrics or tracing is on.
+    private func answerRouteMiss(_ head: HTTPRequest, path: Substring, allowed: [HTTPRequest.Method], id: Int32) {
+        let response = ResponseHeadWriter.routeMiss(method: head.method, path: path, allowed: allowed)
+        guard let instrumentation = context.instrumentation else { return writeLocalResponse(response, id: id) }
+        instrumentation.observeLocalResponse(to: head, status: response.head.status.code, httpVersion: .http2, isTLS: tlsDetails != nil, peer: socket.peer) {
+            writeLocalResponse(response, id: id)
         }
     }
 

@@ -67,26 +67,36 @@ extension ServerContext {
     /// queue executor, and runs until the handler first suspends (often never, for a small
     /// handler): no hand-off to another thread.
     func startHandler(
-        _ handler: @escaping HTTPHandler, request: Request, target: some ResponseTarget,
+        _ route: Route, request: Request, target: some ResponseTarget,
         httpVersion: RequestContext.HTTPVersion, tls: RequestContext.TLS?, executor: DispatchQueueExecutor
     ) -> Task<Void, Never> {
         let requestContext = RequestContext(
             peer: request.peer, httpVersion: httpVersion, tls: tls,
             requestID: RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs))
-        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs] in
-            await runHandler(handler, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog)
+        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs, instrumentation] in
+            await runHandler(route, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog, instrumentation: instrumentation)
         }
     }
 }
 
-/// Runs `handler` for `request` and sends its response to `target`, whatever the protocol: errors
-/// become a logged 500, a streamed body is written chunk by chunk with backpressure, and a HEAD
-/// request gets the head only. The handler runs with ``RequestContext/current`` set, the response
-/// carries the request id, and with an access logger one line per request is logged at the end.
-func runHandler(_ handler: HTTPHandler, request: Request, target: some ResponseTarget, context: RequestContext, echoesRequestID: Bool, logger: Logger, accessLog: Logger?) async {
+/// Runs the handler of `route` for `request` and sends its response to `target`, whatever the
+/// protocol: errors become a logged 500, a streamed body is written chunk by chunk with
+/// backpressure, and a HEAD request gets the head only. The handler runs with ``RequestContext/current`` set, the response
+/// carries the request id, with an access logger one line per request is logged at the end, and
+/// with metrics or a tracer the request is measured and traced (see ``RequestInstrumentation``).
+func runHandler(
+    _ route: Route, request: Request, target: some ResponseTarget, context: RequestContext, echoesRequestID: Bool,
+    logger: Logger, accessLog: Logger?, instrumentation: RequestInstrumentation?
+) async {
     let started = accessLog == nil ? nil : ContinuousClock.now
     let (status, bytes) = await RequestContext.$current.withValue(context) {
-        await respond(handler, request: request, target: target, requestID: echoesRequestID ? context.requestID : nil, logger: logger)
+        let requestID = echoesRequestID ? context.requestID : nil
+        guard let instrumentation else {
+            return await respond(route.handler, request: request, target: target, requestID: requestID, logger: logger)
+        }
+        return await instrumentation.observe(request, route: route.template, context: context) {
+            await respond(route.handler, request: request, target: target, requestID: requestID, logger: logger)
+        }
     }
     if let accessLog, let started {
         let elapsed = ContinuousClock.now - started

@@ -167,19 +167,26 @@ public struct WhiskerServerError: Error, CustomStringConvertible, Sendable {
 /// The routes of a server: mutable until the server runs, then frozen into an immutable
 /// ``Router`` that every connection reads without locking.
 final class RouteTable: Sendable {
-    private let state = Mutex<(router: Router<HTTPHandler>, frozen: Bool)>((Router(), false))
+    private let state = Mutex<(router: Router<Route>, frozen: Bool)>((Router(), false))
 
     func register(_ handler: @escaping HTTPHandler, method: HTTPRequest.Method, path: String) throws(RouteError) {
         try state.withLock { (state) throws(RouteError) in
             guard !state.frozen else { throw RouteError(.serverRunning(method: method, path: path)) }
-            try state.router.register(handler, method: method, path: path)
+            try state.router.register(Route(handler: handler, template: path), method: method, path: path)
         }
     }
 
-    func freeze() -> Router<HTTPHandler> {
+    func freeze() -> Router<Route> {
         state.withLock { state in
             state.frozen = true
             return state.router
         }
     }
+}
+
+/// A registered handler and the path template it was registered under (`/pets/{petId}`), which
+/// metrics and spans name as the request's route.
+struct Route: Sendable {
+    let handler: HTTPHandler
+    let template: String
 }

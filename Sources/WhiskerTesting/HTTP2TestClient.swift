@@ -62,10 +62,15 @@ public final class HTTP2TestClient: @unchecked Sendable {
     deinit { nghttp2_session_del(session) }
 
     /// Starts a request; a non-nil `body` is sent as DATA frames as flow control allows.
+    /// - Parameters:
+    ///   - method: The `:method`.
+    ///   - path: The `:path`.
+    ///   - headers: More fields, after the pseudo-fields (names in lowercase).
+    ///   - body: The body, or `nil` to end the stream with the headers.
     /// - Returns: The stream id.
     @discardableResult
-    public func request(method: String = "GET", path: String, body: [UInt8]? = nil) -> Int32 {
-        let fields = [(":method", method), (":scheme", "http"), (":authority", "localhost"), (":path", path)]
+    public func request(method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) -> Int32 {
+        let fields = [(":method", method), (":scheme", "http"), (":authority", "localhost"), (":path", path)] + headers
         return withHeaderList(fields) { list in
             guard let body else { return nghttp2_submit_request(session, nil, list.baseAddress, list.count, nil, nil) }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { _, id, buffer, length, flags, _, user in
