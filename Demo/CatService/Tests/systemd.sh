@@ -3,7 +3,8 @@
 # with systemd-socket-activate (Debian `systemd`): two inherited sockets, "http" and "https"
 # (TLS), started lazily by the first connection, which is served; readiness to a fake notify
 # socket (READY=1, STOPPING=1 on SIGTERM, then exit 0); the settings that cannot go with an
-# inherited socket; and the units in Demo/systemd checked with `systemd-analyze verify`.
+# inherited socket; and the units in Demo/systemd checked with `systemd-analyze verify` (and
+# `security`, for the sandbox).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 UNITS_DIR=$(cd "$DEMO_DIR/../systemd" && pwd)
@@ -173,13 +174,14 @@ verify_units() {
         fail "$desc" "exit $rc: $(shorten "$(cat "$WORK/verify.out")")"
     fi
 }
+EXEC_START=$(cd "$(dirname "$CAT_SERVICE")" && pwd)/$(basename "$CAT_SERVICE")    # absolute, as units need
 mkdir -p "$WORK/units" "$WORK/units-https/cat-service.service.d"
 for dir in "$WORK/units" "$WORK/units-https"; do
     cp "$UNITS_DIR/cat-service.socket" "$UNITS_DIR/cat-service-https.socket" "$dir/"
-    sed "s|^ExecStart=/usr/local/bin/cat-service|ExecStart=$CAT_SERVICE|" "$UNITS_DIR/cat-service.service" >"$dir/cat-service.service"
+    sed "s|^ExecStart=/usr/local/bin/cat-service|ExecStart=$EXEC_START|" "$UNITS_DIR/cat-service.service" >"$dir/cat-service.service"
 done
 cp "$UNITS_DIR/https.conf" "$WORK/units-https/cat-service.service.d/"
-check_contains "the copy's ExecStart is the binary under test" "ExecStart=$CAT_SERVICE" "$(cat "$WORK/units/cat-service.service")"
+check_contains "the copy's ExecStart is the binary under test" "ExecStart=$EXEC_START" "$(cat "$WORK/units/cat-service.service")"
 verify_units "systemd-analyze verify: cat-service.socket and cat-service.service, no warnings" "$WORK/units" \
     ./cat-service.socket ./cat-service.service
 verify_units "systemd-analyze verify: with cat-service-https.socket and the https.conf drop-in, no warnings" "$WORK/units-https" \
@@ -188,6 +190,11 @@ verify_units "systemd-analyze verify: with cat-service-https.socket and the http
 echo "Bogus=1" >>"$WORK/units-https/cat-service.service.d/https.conf"
 (cd "$WORK/units-https" && timeout 60 systemd-analyze verify --man=no ./cat-service.service) >"$WORK/verify.out" 2>&1 || true
 check_contains "verify reads the drop-in (a bad key in it is reported)" "Unknown key 'Bogus'" "$(cat "$WORK/verify.out")"
+# The sandbox, scored offline (0 is the most confined, 10 the least): it must stay "OK" or better.
+rc=0
+(cd "$WORK/units" && timeout 60 systemd-analyze security --offline=yes --threshold=20 --no-pager ./cat-service.service) \
+    >"$WORK/security.out" 2>&1 || rc=$?
+check_eq "systemd-analyze security: exposure at most 2.0 ($(grep -o 'exposure level for cat-service.service: .*' "$WORK/security.out" | cut -d' ' -f5-))" 0 "$rc"
 check "the service is Type=notify" grep -qx 'Type=notify' "$UNITS_DIR/cat-service.service"
 check "the service takes notifications from its main process only" grep -qx 'NotifyAccess=main' "$UNITS_DIR/cat-service.service"
 check_contains "the https socket's descriptors are named https" "FileDescriptorName=https" "$(cat "$UNITS_DIR/cat-service-https.socket")"
