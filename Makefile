@@ -41,7 +41,9 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 .PHONY: deps build build-lib build-demo run test test-lib test-demo clean
 
 # deps: each tool or library is checked first; apt-get runs (update once, then one install) only
-# for what is missing, with sudo only when not root.
+# for what is missing, with sudo only when not root. Debian's systemd package brings
+# systemd-socket-activate and systemd-analyze for Demo/CatService/Tests/systemd.sh (installing it
+# in a container does not start systemd); perl (perl-base, always on Debian) is its fake notify socket.
 deps:
 	@missing=(); \
 	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
@@ -50,13 +52,15 @@ deps:
 	command -v h2load >/dev/null || missing+=(nghttp2-client); \
 	command -v openssl >/dev/null || missing+=(openssl); \
 	command -v timeout >/dev/null || missing+=(coreutils); \
+	{ command -v systemd-socket-activate && command -v systemd-analyze; } >/dev/null || missing+=(systemd); \
+	command -v perl >/dev/null || missing+=(perl-base); \
 	if (( $${#missing[@]} )); then \
 	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
 	    echo "deps: installing $${missing[*]}"; \
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, curl, ffprobe, h2load present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl present"; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.

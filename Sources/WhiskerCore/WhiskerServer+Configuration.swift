@@ -1,4 +1,6 @@
 public import struct WhiskerSockets.SystemdNotifier
+@_exported public import struct WhiskerSockets.SystemdSocketActivation
+@_exported public import struct WhiskerSockets.SystemdSocketActivationError
 public import Logging
 public import WhiskerTLS
 public import WhiskerHTTP2
@@ -19,7 +21,8 @@ extension WhiskerServer {
         public var port: Int
         /// Whether to listen for cleartext HTTP on ``host``:``port``; turn it off to serve HTTPS only.
         public var servesCleartext = true
-        /// A second listener that speaks HTTPS, or `nil` for none.
+        /// A second listener that speaks HTTPS, or `nil` for none. With ``socketActivation``, its
+        /// `tls` serves the inherited TLS sockets and its `host` and `port` are not used.
         public var https: HTTPS?
         /// HTTP/2 settings, or `nil` to serve HTTP/1.1 only. With HTTP/2 on, a cleartext listener
         /// also takes h2c with prior knowledge (the client's preface instead of a request line),
@@ -39,6 +42,13 @@ extension WhiskerServer {
         /// shutdown starts, with `STATUS=` lines); by default `$NOTIFY_SOCKET`, which systemd sets
         /// for `Type=notify` services, so nothing is sent when the variable is absent.
         public var systemdNotifier: SystemdNotifier? = .fromEnvironment()
+        /// Serve on listening sockets this process inherited (systemd socket activation) instead
+        /// of binding ``host``:``port`` and the HTTPS listener's address; `nil` (the default) binds.
+        /// See ``SocketActivation``: sockets named `https` or `tls` are served with
+        /// ``HTTPS/tls``, the others as cleartext.
+        ///
+        ///     configuration.socketActivation = try WhiskerServer.SocketActivation.fromEnvironment()
+        public var socketActivation: SocketActivation?
         /// Where to log one line per request (method, path, status, bytes, duration, protocol, peer,
         /// request id), at `info`; `nil` (the default) for none, at no cost.
         public var accessLog: Logger?
@@ -115,6 +125,67 @@ extension WhiskerServer {
             self.host = host
             self.port = port
             self.tls = tls
+        }
+    }
+
+    /// Listening sockets handed to the process by systemd (or `systemd-socket-activate`), and
+    /// which of them speak TLS.
+    ///
+    /// With ``Configuration/socketActivation`` set, the server binds nothing: it serves every
+    /// inherited socket, in order, and ``Configuration/host``, ``Configuration/port`` and the
+    /// HTTPS listener's `host` and `port` are not used. An inherited socket whose
+    /// `FileDescriptorName=` is in ``tlsNames`` (`https` or `tls` by default) is served with the
+    /// certificate of ``Configuration/https``; the others serve cleartext HTTP (and h2c). These
+    /// are startup errors, each naming the socket and the setting: a TLS socket without
+    /// `configuration.https`, a cleartext socket with `servesCleartext` off, and
+    /// `configuration.https` with no TLS socket to serve it on.
+    ///
+    ///     var configuration = WhiskerServer.Configuration()
+    ///     configuration.https = .init(port: 0, tls: TLSConfiguration(
+    ///         certificateChainPath: "/etc/cat/fullchain.pem", privateKeyPath: "/etc/cat/privkey.pem"))
+    ///     configuration.socketActivation = try WhiskerServer.SocketActivation.fromEnvironment()
+    ///     // nil when not socket-activated: the server binds host and port as usual.
+    ///
+    /// `run(onListening:)` reports the inherited sockets' addresses in the order of
+    /// ``descriptors``; ``servesTLS(_:)`` says which of them speak TLS.
+    public struct SocketActivation: Sendable, Equatable {
+        /// The inherited listening sockets; the server adopts each one and closes it when it stops.
+        public var descriptors: [SystemdSocketActivation.Descriptor]
+        /// The descriptor names (`FileDescriptorName=` in a `.socket` unit, `--fdname=` for
+        /// `systemd-socket-activate`) served with TLS.
+        public var tlsNames: Set<String>
+
+        /// The names served with TLS unless told otherwise: `https` and `tls`.
+        public static let defaultTLSNames: Set<String> = ["https", "tls"]
+
+        /// Serves the given inherited sockets.
+        /// - Parameters:
+        ///   - descriptors: Listening sockets the process owns, each served by one server only.
+        ///   - tlsNames: The names of the descriptors to serve with TLS.
+        public init(descriptors: [SystemdSocketActivation.Descriptor], tlsNames: Set<String> = defaultTLSNames) {
+            self.descriptors = descriptors
+            self.tlsNames = tlsNames
+        }
+
+        /// Serves the sockets systemd passed.
+        /// - Parameters:
+        ///   - activation: What ``SystemdSocketActivation/fromEnvironment()`` read.
+        ///   - tlsNames: The names of the descriptors to serve with TLS.
+        public init(_ activation: SystemdSocketActivation, tlsNames: Set<String> = defaultTLSNames) {
+            self.init(descriptors: activation.descriptors, tlsNames: tlsNames)
+        }
+
+        /// The sockets systemd passed to this process (and unsets `LISTEN_PID`, `LISTEN_FDS` and
+        /// `LISTEN_FDNAMES`), or `nil` when it was not socket-activated.
+        /// - Parameter tlsNames: The names of the descriptors to serve with TLS.
+        /// - Throws: ``SystemdSocketActivationError`` naming a malformed variable.
+        public static func fromEnvironment(tlsNames: Set<String> = defaultTLSNames) throws(SystemdSocketActivationError) -> SocketActivation? {
+            try SystemdSocketActivation.fromEnvironment().map { SocketActivation($0, tlsNames: tlsNames) }
+        }
+
+        /// Whether `descriptor` is served with TLS: its name is one of ``tlsNames``.
+        public func servesTLS(_ descriptor: SystemdSocketActivation.Descriptor) -> Bool {
+            tlsNames.contains(descriptor.name)
         }
     }
 

@@ -1,41 +1,102 @@
+import Logging
 import WhiskerSockets
 import WhiskerTLS
 
 extension WhiskerServer {
-    /// A listener to open: an address, and the loaded TLS context if it speaks HTTPS.
+    /// A listener to open: an address to bind or a socket to adopt, and the loaded TLS context if
+    /// it speaks HTTPS.
     struct Endpoint {
-        let host: String
-        let port: Int
+        enum Source {
+            /// Bind and listen on this address.
+            case bind(host: String, port: Int)
+            /// Adopt a socket the process inherited, already listening (socket activation).
+            case inherited(SystemdSocketActivation.Descriptor)
+        }
+
+        let source: Source
         let tls: TLSContext?
 
         func listen() throws(WhiskerServerError) -> Listener {
-            do {
-                return try Listener(address: SocketAddress(host: host, port: port))
-            } catch {
-                throw WhiskerServerError("cannot listen on \(WhiskerServer.display(host, port)): \(error)")
+            switch source {
+            case .bind(let host, let port):
+                do {
+                    return try Listener(address: SocketAddress(host: host, port: port))
+                } catch {
+                    throw WhiskerServerError("cannot listen on \(WhiskerServer.display(host, port)): \(error)")
+                }
+            case .inherited(let descriptor):
+                do {
+                    return try Listener(inheritedDescriptor: descriptor.fd)
+                } catch {
+                    throw WhiskerServerError("cannot serve the inherited socket \(descriptor): \(error)")
+                }
             }
+        }
+
+        /// The `listening` log line's metadata: the address, whether it speaks TLS, and for an
+        /// inherited socket its descriptor and name.
+        func logMetadata(_ listener: Listener) -> Logger.Metadata {
+            var metadata: Logger.Metadata = ["address": "\(listener.localAddress)", "tls": "\(tls != nil)"]
+            if case .inherited(let descriptor) = source {
+                metadata["inherited"] = "\(descriptor)"
+            }
+            return metadata
         }
     }
 
     /// The listeners the configuration asks for, with TLS loaded (so a bad certificate fails here,
     /// naming the file, before anything listens).
     static func endpoints(of configuration: Configuration) throws(WhiskerServerError) -> [Endpoint] {
+        let context = try configuration.https.map { (https) throws(WhiskerServerError) in try loadTLS(https, configuration) }
+        if let activation = configuration.socketActivation {
+            return try inheritedEndpoints(activation, configuration, tls: context)
+        }
         var endpoints: [Endpoint] = []
         if configuration.servesCleartext {
-            endpoints.append(Endpoint(host: configuration.host, port: configuration.port, tls: nil))
+            endpoints.append(Endpoint(source: .bind(host: configuration.host, port: configuration.port), tls: nil))
         }
-        if let https = configuration.https {
-            let context: TLSContext
-            do {
-                var tls = https.tls
-                if configuration.http2 == nil { tls.applicationProtocols.removeAll { $0 == "h2" } }
-                context = try TLSContext(tls)
-            } catch {
-                throw WhiskerServerError("cannot serve HTTPS: \(error)")
-            }
-            endpoints.append(Endpoint(host: https.host ?? configuration.host, port: https.port, tls: context))
+        if let https = configuration.https, let context {
+            endpoints.append(Endpoint(source: .bind(host: https.host ?? configuration.host, port: https.port), tls: context))
         }
         guard !endpoints.isEmpty else { throw WhiskerServerError("nothing to listen on: cleartext is off and no HTTPS listener is configured") }
+        return endpoints
+    }
+
+    private static func loadTLS(_ https: HTTPS, _ configuration: Configuration) throws(WhiskerServerError) -> TLSContext {
+        do {
+            var tls = https.tls
+            if configuration.http2 == nil { tls.applicationProtocols.removeAll { $0 == "h2" } }
+            return try TLSContext(tls)
+        } catch {
+            throw WhiskerServerError("cannot serve HTTPS: \(error)")
+        }
+    }
+
+    /// One endpoint per inherited socket, in order; TLS by name. Checked before any socket is
+    /// adopted, so a bad combination leaves every descriptor untouched.
+    private static func inheritedEndpoints(_ activation: SocketActivation, _ configuration: Configuration, tls context: TLSContext?) throws(WhiskerServerError) -> [Endpoint] {
+        guard !activation.descriptors.isEmpty else {
+            throw WhiskerServerError("socket activation passed no sockets to serve (LISTEN_FDS)")
+        }
+        let tlsNames = activation.tlsNames.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
+        var endpoints: [Endpoint] = []
+        for descriptor in activation.descriptors {
+            if activation.servesTLS(descriptor) {
+                guard let context else {
+                    throw WhiskerServerError("the inherited socket \(descriptor) is named for TLS, but no TLS certificate is configured (configuration.https)")
+                }
+                endpoints.append(Endpoint(source: .inherited(descriptor), tls: context))
+            } else {
+                guard configuration.servesCleartext else {
+                    throw WhiskerServerError("the inherited socket \(descriptor) would serve cleartext HTTP, but cleartext is off (servesCleartext); name it \(tlsNames) to serve TLS on it")
+                }
+                endpoints.append(Endpoint(source: .inherited(descriptor), tls: nil))
+            }
+        }
+        if configuration.https != nil, !endpoints.contains(where: { $0.tls != nil }) {
+            let names = activation.descriptors.map(\.name).joined(separator: ":")
+            throw WhiskerServerError("HTTPS is configured (configuration.https), but no inherited socket is named \(tlsNames) to serve it on (the names are \(names))")
+        }
         return endpoints
     }
 }

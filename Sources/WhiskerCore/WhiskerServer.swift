@@ -83,7 +83,7 @@ public actor WhiskerServer {
                 } onError: { error in
                     logger.error("accept failed", metadata: ["error": "\(error)"])
                 }
-                logger.info("listening", metadata: ["address": "\(listener.localAddress)", "tls": "\(endpoint.tls != nil)"])
+                logger.info("listening", metadata: endpoint.logMetadata(listener))
             }
         } catch {
             for listener in listeners { await listener.stop() }

@@ -8,7 +8,8 @@ private import CWhiskerSystem
 
 /// A listening TCP socket that accepts connections on a Dispatch read source.
 ///
-/// The socket is bound in the initializer, so a taken port is reported at once and port 0
+/// The socket is bound in the initializer (or adopted, already bound, from a supervisor such as
+/// systemd with ``init(inheritedDescriptor:)``), so a taken port is reported at once and port 0
 /// is resolved to the port the system picked (``localAddress``). Accepting starts with
 /// ``start(onAccept:)``; ``stop()`` cancels the source, and the descriptor is closed in the
 /// cancel handler, never before (swift-corelibs-libdispatch issue 833: closing first lets a
@@ -53,6 +54,48 @@ public final class Listener: @unchecked Sendable {
         }
         self.fd = fd
         self.queue = DispatchQueue(label: "whisker.listener.\(localAddress)")
+    }
+
+    /// Adopts a listening socket this process inherited, such as one systemd passed for socket
+    /// activation (``SystemdSocketActivation``): checks that it is a listening TCP socket, makes
+    /// it non-blocking and close-on-exec, and reads the address it is bound to.
+    ///
+    ///     let listener = try Listener(inheritedDescriptor: 3)
+    ///     print(listener.localAddress)   // 127.0.0.1:8080, as the .socket unit bound it
+    ///
+    /// The listener owns the descriptor from here on and closes it in ``stop()``; on error the
+    /// descriptor is left open and untouched, for the caller to report or close.
+    /// - Parameter fd: An open descriptor of an IPv4 or IPv6 `SOCK_STREAM` socket that is
+    ///   already bound and listening.
+    /// - Throws: ``SocketError`` naming the descriptor: not open or not a socket (`EBADF`,
+    ///   `ENOTSOCK`), a datagram or other non-stream socket (`EPROTOTYPE`), not listening
+    ///   (`EINVAL`), or a Unix-domain socket, which this listener cannot serve (`EAFNOSUPPORT`).
+    public init(inheritedDescriptor fd: Int32) throws(SocketError) {
+        let target = "inherited descriptor \(fd)"
+        let type = try Self.intOption(fd, SO_TYPE, "getsockopt(\(target), SO_TYPE)")
+        guard type == Int32(SOCK_STREAM.rawValue) else {
+            throw SocketError(call: target, code: EPROTOTYPE, reason: "not a stream (TCP) socket (SO_TYPE is \(type)); use ListenStream=, not ListenDatagram= or ListenSequentialPacket=")
+        }
+        guard try Self.intOption(fd, SO_ACCEPTCONN, "getsockopt(\(target), SO_ACCEPTCONN)") != 0 else {
+            throw SocketError(call: target, code: EINVAL, reason: "the socket is not listening (SO_ACCEPTCONN is 0)")
+        }
+        guard let address = try Self.boundAddress(fd) else {
+            throw SocketError(call: target, code: EAFNOSUPPORT, reason: "not an IPv4 or IPv6 socket (a Unix-domain socket?); only TCP listeners can be served")
+        }
+        let statusFlags = try checkedSystemCall("fcntl(\(target), F_GETFL)") { fcntl(fd, F_GETFL) }
+        _ = try checkedSystemCall("fcntl(\(target), F_SETFL, O_NONBLOCK)") { fcntl(fd, F_SETFL, statusFlags | O_NONBLOCK) }
+        let descriptorFlags = try checkedSystemCall("fcntl(\(target), F_GETFD)") { fcntl(fd, F_GETFD) }
+        _ = try checkedSystemCall("fcntl(\(target), F_SETFD, FD_CLOEXEC)") { fcntl(fd, F_SETFD, descriptorFlags | FD_CLOEXEC) }
+        self.fd = fd
+        self.localAddress = address
+        self.queue = DispatchQueue(label: "whisker.listener.\(address)")
+    }
+
+    private static func intOption(_ fd: Int32, _ option: Int32, _ call: @autoclosure () -> String) throws(SocketError) -> Int32 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        _ = try checkedSystemCall(call()) { getsockopt(fd, SOL_SOCKET, option, &value, &length) }
+        return value
     }
 
     private static func boundAddress(_ fd: Int32) throws(SocketError) -> SocketAddress? {

@@ -13,14 +13,20 @@ public struct SocketError: Error, CustomStringConvertible, Sendable, Equatable {
     public var call: String
     /// The `errno` the call reported.
     public var code: Int32
+    /// What was wrong when the calls succeeded but their answer was unusable (a descriptor that
+    /// is not a listening socket), said instead of `strerror(code)`; `nil` otherwise.
+    public var reason: String?
 
     /// Creates an error for a failed system call.
     /// - Parameters:
     ///   - call: The name of the call, optionally with its target.
     ///   - code: The `errno` value.
-    public init(call: String, code: Int32) {
+    ///   - reason: A description of the problem to use instead of `strerror(code)`, for a call
+    ///     that succeeded with an answer the caller cannot use.
+    public init(call: String, code: Int32, reason: String? = nil) {
         self.call = call
         self.code = code
+        self.reason = reason
     }
 
     /// True when the address is already taken by another socket (`EADDRINUSE`).
@@ -30,6 +36,7 @@ public struct SocketError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isDisconnect: Bool { code == ECONNRESET || code == EPIPE }
 
     public var description: String {
-        "\(call) failed: \(String(cString: strerror(code))) (errno \(code))"
+        if let reason { return "\(call): \(reason)" }
+        return "\(call) failed: \(String(cString: strerror(code))) (errno \(code))"
     }
 }

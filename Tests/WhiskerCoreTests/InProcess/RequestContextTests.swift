@@ -97,15 +97,15 @@ import WhiskerTesting
     }
 }
 
-/// What a ``CapturingLogHandler`` kept.
-private final class LoggedLines: Sendable {
+/// What a ``CapturingLogHandler`` kept (shared by the tests that read log lines).
+final class LoggedLines: Sendable {
     private let lines = Mutex<[(String, Logger.Metadata)]>([])
     var all: [(String, Logger.Metadata)] { lines.withLock { $0 } }
     func append(_ line: (String, Logger.Metadata)) { lines.withLock { $0.append(line) } }
 }
 
 /// Keeps what is logged, for assertions.
-private struct CapturingLogHandler: LogHandler {
+struct CapturingLogHandler: LogHandler {
     let lines: LoggedLines
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace

@@ -31,6 +31,15 @@ struct CatServiceCommand: AsyncParsableCommand {
               cat-service listening on https://HOST:TLS-PORT    (with --tls-certificate)
             HTTPS needs a PEM certificate chain and key; Scripts/make-dev-certificates.sh makes a
             development CA and a localhost certificate (trust it with curl --cacert ca.pem).
+            Socket activation (systemd): started with LISTEN_FDS and LISTEN_PID (a .socket unit,
+            or systemd-socket-activate), it serves the sockets it inherited instead of binding
+            --host, --port and --tls-port, and prints the same lines for them. A socket named
+            "https" or "tls" (FileDescriptorName=, LISTEN_FDNAMES) serves HTTPS with
+            --tls-certificate and --tls-private-key; the others serve cleartext HTTP. A TLS
+            socket without a certificate, a certificate without a TLS socket, or a cleartext
+            socket with --no-cleartext stops the start (exit 1). With $NOTIFY_SOCKET set
+            (Type=notify) it sends READY=1 once listening and STOPPING=1 when it drains.
+            Demo/systemd has example units.
             Logs go to standard error. SIGINT or SIGTERM stops accepting connections, answers
             every request already received (within --shutdown-grace-period; then what is left is
             closed), and exits with status 0; a second signal exits at once. If the server cannot start
@@ -162,7 +171,15 @@ struct CatServiceCommand: AsyncParsableCommand {
         configuration.requestIDs = settings.requestIDs
         configuration.limits = settings.limits
         configuration.timeouts = settings.timeouts
-        let schemes = (settings.cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
+        // Read (and unset) LISTEN_* here, once: the server adopts the sockets when it runs.
+        if let activation = try SystemdSocketActivation.fromEnvironment() {
+            configuration.socketActivation = try settings.socketActivation(activation)
+        }
+        // The listeners in the order run(onListening:) reports them: the inherited sockets, else
+        // cleartext then HTTPS.
+        let schemes = configuration.socketActivation.map { activation in
+            activation.descriptors.map { activation.servesTLS($0) ? "https" : "http" }
+        } ?? (settings.cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
         let server = WhiskerServer(configuration: configuration)
         let transport = WhiskerTransport(server)
         try CatHandler().registerHandlers(

@@ -60,6 +60,28 @@ struct Settings {
         }
     }
 
+    /// How to serve the sockets systemd passed (socket activation): the ones named `https` or
+    /// `tls` with the TLS certificate, the rest as cleartext. A combination that cannot work is a
+    /// `SettingsError` naming the socket and the setting, so the start fails with one line.
+    func socketActivation(_ activation: SystemdSocketActivation) throws -> WhiskerServer.SocketActivation {
+        let serving = WhiskerServer.SocketActivation(activation)
+        let tlsNames = "\"https\" or \"tls\""
+        for descriptor in activation.descriptors {
+            if serving.servesTLS(descriptor) {
+                guard tlsCertificate != nil else {
+                    throw SettingsError("socket activation passed \(descriptor) for HTTPS, but no certificate is set: give --tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY)")
+                }
+            } else if !cleartext {
+                throw SettingsError("socket activation passed \(descriptor) for cleartext HTTP, but --no-cleartext (or CAT_SERVICE_CLEARTEXT=false) is set: name it \(tlsNames) (FileDescriptorName=) to serve HTTPS on it")
+            }
+        }
+        if tlsCertificate != nil, !activation.descriptors.contains(where: serving.servesTLS) {
+            let names = activation.descriptors.map(\.name).joined(separator: ":")
+            throw SettingsError("--tls-certificate (or CAT_SERVICE_TLS_CERTIFICATE) is set, but socket activation passed no socket named \(tlsNames) to serve HTTPS on (LISTEN_FDNAMES: \(names))")
+        }
+        return serving
+    }
+
     /// The port the flag gives (`given`), else the variable, else the default; checked to be 0...65535.
     private static func port(_ given: Int?, flag: String, variable: String, in variables: Variables, default value: Int) throws -> Int {
         if let given {
@@ -103,6 +125,12 @@ extension Settings {
         }
         return .milliseconds(Int64((value * 1000).rounded()))
     }
+}
+
+/// Settings that cannot work together, found when the server starts; one line naming them.
+struct SettingsError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// The `CAT_SERVICE_*` variables; an empty one counts as unset.
