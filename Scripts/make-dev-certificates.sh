@@ -7,6 +7,9 @@
 #   ca-key.pem          the CA's private key
 #   localhost.pem       the server certificate for localhost, 127.0.0.1 and ::1 (EC P-256)
 #   localhost-key.pem   its private key (give both to cat-service --tls-certificate/--tls-private-key)
+#   localhost-renewed.pem, localhost-renewed-key.pem
+#                       a second certificate for the same names (subject "localhost renewed"), as a
+#                       renewal would bring: the certificate-reload tests swap it in
 # Valid for DAYS days (default 3650). Existing files in DIR are replaced.
 set -euo pipefail
 
@@ -21,15 +24,21 @@ openssl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -
     -subj "/CN=Whisker development CA" -keyout ca-key.pem -out ca.pem \
     -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
 
-openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -sha256 \
-    -subj "/CN=localhost" -keyout localhost-key.pem -out "$work/localhost.csr" 2>/dev/null
 cat >"$work/leaf.ext" <<'EXT'
 basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=serverAuth
 subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1
 EXT
-openssl x509 -req -in "$work/localhost.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -CAserial "$work/ca.srl" \
-    -days "$days" -sha256 -extfile "$work/leaf.ext" -out localhost.pem 2>/dev/null
-chmod 600 ca-key.pem localhost-key.pem
+# leaf NAME SUBJECT: NAME.pem and NAME-key.pem, for localhost, signed by the CA.
+leaf() {
+    openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -sha256 \
+        -subj "/CN=$2" -keyout "$1-key.pem" -out "$work/$1.csr" 2>/dev/null
+    openssl x509 -req -in "$work/$1.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -CAserial "$work/ca.srl" \
+        -days "$days" -sha256 -extfile "$work/leaf.ext" -out "$1.pem" 2>/dev/null
+    chmod 600 "$1-key.pem"
+}
+leaf localhost localhost
+leaf localhost-renewed "localhost renewed"
+chmod 600 ca-key.pem
 echo "made a development CA and a localhost certificate in $(pwd), valid for $days days"

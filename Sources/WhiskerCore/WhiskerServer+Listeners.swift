@@ -14,7 +14,7 @@ extension WhiskerServer {
         }
 
         let source: Source
-        let tls: TLSContext?
+        let tls: TLSContextSlot?
 
         func listen() throws(WhiskerServerError) -> Listener {
             switch source {
@@ -47,7 +47,7 @@ extension WhiskerServer {
     /// The listeners the configuration asks for, with TLS loaded (so a bad certificate fails here,
     /// naming the file, before anything listens).
     static func endpoints(of configuration: Configuration) throws(WhiskerServerError) -> [Endpoint] {
-        let context = try configuration.https.map { (https) throws(WhiskerServerError) in try loadTLS(https, configuration) }
+        let context = try configuration.https.map { (https) throws(WhiskerServerError) in TLSContextSlot(try loadTLS(https, configuration)) }
         if let activation = configuration.socketActivation {
             return try inheritedEndpoints(activation, configuration, tls: context)
         }
@@ -62,7 +62,8 @@ extension WhiskerServer {
         return endpoints
     }
 
-    private static func loadTLS(_ https: HTTPS, _ configuration: Configuration) throws(WhiskerServerError) -> TLSContext {
+    /// The TLS context of `https`, read from its files now (at start, and at each ``reloadTLS()``).
+    static func loadTLS(_ https: HTTPS, _ configuration: Configuration) throws(WhiskerServerError) -> TLSContext {
         do {
             var tls = https.tls
             if configuration.http2 == nil { tls.applicationProtocols.removeAll { $0 == "h2" } }
@@ -74,7 +75,7 @@ extension WhiskerServer {
 
     /// One endpoint per inherited socket, in order; TLS by name. Checked before any socket is
     /// adopted, so a bad combination leaves every descriptor untouched.
-    private static func inheritedEndpoints(_ activation: SocketActivation, _ configuration: Configuration, tls context: TLSContext?) throws(WhiskerServerError) -> [Endpoint] {
+    private static func inheritedEndpoints(_ activation: SocketActivation, _ configuration: Configuration, tls context: TLSContextSlot?) throws(WhiskerServerError) -> [Endpoint] {
         guard !activation.descriptors.isEmpty else {
             throw WhiskerServerError("socket activation passed no sockets to serve (LISTEN_FDS)")
         }

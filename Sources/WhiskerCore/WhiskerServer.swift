@@ -43,6 +43,9 @@ public actor WhiskerServer {
     private var isStopRequested = false
     private var listeningWaiters: [CheckedContinuation<[SocketAddress], any Error>] = []
     private var listenFailure: (any Error)?
+    /// The TLS context every HTTPS listener hands new connections, which ``reloadTLS()`` replaces;
+    /// set while the server runs.
+    var tls: TLSContextSlot?
 
     /// Creates a server; nothing listens until ``run(onListening:)``.
     /// - Parameter configuration: Address, limits, timeouts and logger.
@@ -75,11 +78,12 @@ public actor WhiskerServer {
         var listeners: [Listener] = []
         do {
             let endpoints = try Self.endpoints(of: configuration)
+            tls = endpoints.lazy.compactMap(\.tls).first
             for endpoint in endpoints {
                 let listener = try endpoint.listen()
                 listeners.append(listener)
                 listener.start { socket in
-                    registry.accept(socket, tls: endpoint.tls)
+                    registry.accept(socket, tls: endpoint.tls?.current)
                 } onError: { error in
                     logger.error("accept failed", metadata: ["error": "\(error)"])
                 }
@@ -88,6 +92,7 @@ public actor WhiskerServer {
         } catch {
             for listener in listeners { await listener.stop() }
             state = .stopped
+            tls = nil
             listenFailure = error
             resumeListeningWaiters(with: .failure(error))
             throw error
@@ -105,6 +110,7 @@ public actor WhiskerServer {
         }
 
         state = .stopping
+        tls = nil
         logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
         configuration.systemdNotifier?.notify("STOPPING=1\nSTATUS=draining \(registry.count) connections")
         for listener in listeners { await listener.stop() }

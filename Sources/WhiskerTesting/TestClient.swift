@@ -36,6 +36,8 @@ public final class TestClient: @unchecked Sendable {
     public var negotiatedApplicationProtocol: String? { tls?.applicationProtocol }
     /// The TLS version of a TLS connection (`"TLSv1.3"`), or `nil`.
     public var tlsVersion: String? { tls?.version }
+    /// The subject of the certificate the server presented (`"/CN=localhost"`), or `nil`.
+    public var tlsPeerCertificateSubject: String? { tls?.peerCertificateSubject }
 
     deinit { Glibc.close(fd) }
 

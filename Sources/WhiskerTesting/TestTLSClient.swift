@@ -45,6 +45,15 @@ final class TestTLSClient {
     /// The negotiated version ("TLSv1.3").
     var version: String { String(cString: SSL_get_version(ssl)) }
 
+    /// The subject of the server's certificate, one line ("/CN=localhost").
+    var peerCertificateSubject: String? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        var line = [CChar](repeating: 0, count: 256)
+        guard X509_NAME_oneline(X509_get_subject_name(certificate), &line, Int32(line.count)) != nil else { return nil }
+        return String(cString: line)
+    }
+
     func send(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         var written = 0
         guard SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &written) == 1 else { throw failure("SSL_write") }

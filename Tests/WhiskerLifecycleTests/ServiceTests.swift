@@ -49,17 +49,8 @@ import WhiskerTesting
 
     @Test func serviceGroup_CancelsWhatIsLeft_AfterItsGracefulShutdownDeadline() async throws {
         let server = Self.makeServer(gracePeriod: .seconds(60))
-        let started = Signal<Void>()
-        let cancelled = Signal<Void>()
-        try server.register(method: .get, path: "/forever") { _ in
-            started.fire()
-            await withTaskCancellationHandler {
-                _ = await Signal<Void>().wait(timeout: .seconds(120))
-            } onCancel: {
-                cancelled.fire()
-            }
-            return Response(status: .ok)
-        }
+        let probe = CancellationProbe()
+        try server.register(method: .get, path: "/forever", handler: probe.handler)
         var logger = Logger(label: "test.group")
         logger.logLevel = .critical
         var configuration = ServiceGroupConfiguration(services: [.init(service: server)], logger: logger)
@@ -69,9 +60,9 @@ import WhiskerTesting
         let address = try #require(try await server.listeningAddresses().first)
         let client = try await TestClient.connect(to: address)
         try await client.send("GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(await started.wait() != nil)
+        #expect(await probe.started.wait() != nil)
         await group.triggerGracefulShutdown()
-        #expect(await cancelled.wait() != nil, "the group's cancellation reaches the handler long before the server's 60 s grace period")
+        #expect(await probe.cancelled.wait() != nil, "the group's cancellation reaches the handler long before the server's 60 s grace period")
         #expect(try await client.isClosedByServer())
         // The group reports that it had to cancel; what matters here is that it returned.
         _ = try? await run.value

@@ -36,16 +36,8 @@ import Glibc
     @Test func acceptedSocket_CarriesThePeerAddress_AndEchoesThroughSocketConnection() async throws {
         let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
         defer { listener.stop() }
-        let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
-        listener.start { continuation.yield($0) }
-
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (client, socket) = try await connectAndAccept(listener)
         defer { close(client) }
-        try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
-            #expect(connect(client, address, length) == 0)
-        }
-        var iterator = accepted.makeAsyncIterator()
-        let socket = try #require(await iterator.next())
         #expect(socket.peer.host == "127.0.0.1")
 
         // Echo one message through the connection's read and write paths, then close it.
@@ -73,4 +65,22 @@ import Glibc
         var closedIterator = closed.stream.makeAsyncIterator()
         #expect(await closedIterator.next() != nil, "the connection closes once the peer is gone")
     }
+}
+
+/// Starts `listener`, connects a blocking IPv4 client to it, and returns the client's descriptor
+/// (the caller closes it) and the socket the listener accepted for it.
+func connectAndAccept(_ listener: Listener) async throws -> (client: Int32, accepted: Socket) {
+    let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
+    listener.start { continuation.yield($0) }
+    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    do {
+        try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
+            guard connect(client, address, length) == 0 else { throw SocketError(call: "connect", code: errno) }
+        }
+    } catch {
+        close(client)
+        throw error
+    }
+    var iterator = accepted.makeAsyncIterator()
+    return (client, try #require(await iterator.next()))
 }

@@ -76,15 +76,8 @@ import Glibc
         #expect(fcntl(fd, F_GETFL) & O_NONBLOCK != 0, "non-blocking")
         #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0, "close-on-exec")
 
-        let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
-        listener.start { continuation.yield($0) }
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (client, socket) = try await connectAndAccept(listener)
         defer { close(client) }
-        try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
-            #expect(connect(client, address, length) == 0)
-        }
-        var iterator = accepted.makeAsyncIterator()
-        let socket = try #require(await iterator.next())
         defer { close(socket.fd) }
         #expect(socket.peer.host == "127.0.0.1")
     }

@@ -51,6 +51,49 @@ request "${TLS_CURL[@]}" "$TLS_BASE/api/emoji"
 check_eq "--no-cleartext: HTTPS serves" 200 "$STATUS"
 stop_server
 
+echo "Certificate reload on SIGHUP"
+cp "$CERTS/localhost.pem" "$WORK/live.pem"
+cp "$CERTS/localhost-key.pem" "$WORK/live-key.pem"
+start_server --tls-port 0 --tls-certificate "$WORK/live.pem" --tls-private-key "$WORK/live-key.pem"
+subject() { "${CURL[@]}" "${TLS_CURL[@]}" -v -o /dev/null "$TLS_BASE/api/emoji" 2>&1 | grep -m1 -o 'subject: CN=.*' || true; }
+check_eq "before: the first certificate" "subject: CN=localhost" "$(subject)"
+# One keep-alive connection, 12 requests over about 3 s, open across the reload.
+urls=()
+for ((i = 0; i < 12; i++)); do urls+=(-o /dev/null "$TLS_BASE/api/emoji"); done
+"${CURL[@]}" "${TLS_CURL[@]}" --http1.1 --rate 4/s -w '%{http_code} %{num_connects}\n' "${urls[@]}" >"$WORK/kept.out" 2>&1 &
+kept=$!
+deadline=$((SECONDS + 10))
+until (($(wc -l <"$WORK/kept.out") >= 2)) || ((SECONDS >= deadline)); do sleep 0.05; done
+cp "$CERTS/localhost-renewed.pem" "$WORK/live.pem"
+cp "$CERTS/localhost-renewed-key.pem" "$WORK/live-key.pem"
+kill -s HUP "$SERVER_PID"
+deadline=$((SECONDS + 10))
+until grep -q 'reloaded the TLS certificate' "$SERVER_ERR" || ((SECONDS >= deadline)); do sleep 0.05; done
+check_contains "SIGHUP: the reload is logged" "reloaded the TLS certificate" "$(cat "$SERVER_ERR")"
+check_eq "after: a new connection gets the renewed certificate" "subject: CN=localhost renewed" "$(subject)"
+wait "$kept" || true
+check_eq "the connection open across the reload kept serving: 12 answers, one connect" \
+    "200 1$(printf '\n200 0%.0s' {1..11})" "$(cat "$WORK/kept.out")"
+echo "not a key" >"$WORK/live-key.pem"
+kill -s HUP "$SERVER_PID"
+deadline=$((SECONDS + 10))
+until grep -q 'was not reloaded' "$SERVER_ERR" || ((SECONDS >= deadline)); do sleep 0.05; done
+check_contains "SIGHUP with a bad key: logged, naming the file" "was not reloaded; keeping the current one" "$(grep 'was not reloaded' "$SERVER_ERR" || true)"
+check_contains "the log names the key file" "$WORK/live-key.pem" "$(grep 'was not reloaded' "$SERVER_ERR" || true)"
+check_eq "and the renewed certificate stays in service" "subject: CN=localhost renewed" "$(subject)"
+check "the server is still running" is_running "$SERVER_PID"
+stop_server
+check_eq "then SIGTERM: exit status 0" 0 "$EXIT_CODE"
+
+start_server
+kill -s HUP "$SERVER_PID"
+deadline=$((SECONDS + 10))
+until grep -q 'no TLS certificate to reload' "$SERVER_ERR" || ((SECONDS >= deadline)); do sleep 0.05; done
+check "without HTTPS, SIGHUP is logged and ignored" grep -q 'no TLS certificate to reload' "$SERVER_ERR"
+request "$BASE/api/emoji"
+check_eq "and the server keeps serving" 200 "$STATUS"
+stop_server
+
 # Setting errors: one clear line naming the setting, non-zero exit.
 "$CAT_SERVICE" --port 0 --tls-port 0 --tls-certificate "$WORK/missing.pem" --tls-private-key "$CERTS/localhost-key.pem" \
     >"$WORK/bad.out" 2>"$WORK/bad.err" && rc=0 || rc=$?

@@ -57,27 +57,18 @@ import WhiskerTesting
     }
 
     @Test func clientReset_CancelsTheHandlersTask() async throws {
-        let started = Signal<Void>()
-        let cancelled = Signal<Void>()
+        let probe = CancellationProbe()
         let server = makeServer()
-        try server.register(method: .get, path: "/slow") { _ in
-            started.fire()
-            await withTaskCancellationHandler {
-                try? await Task.sleep(for: .seconds(60))
-            } onCancel: {
-                cancelled.fire()
-            }
-            return Response(status: .ok)
-        }
+        try server.register(method: .get, path: "/slow", handler: probe.handler)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)
             let h2 = HTTP2TestClient()
             let id = h2.request(path: "/slow")
             try await h2.exchange(over: socket) { _ in true }
-            #expect(await started.wait() != nil)
+            #expect(await probe.started.wait() != nil)
             h2.cancel(id)
             try await h2.exchange(over: socket) { _ in true }
-            #expect(await cancelled.wait() != nil, "RST_STREAM cancels the handler's task")
+            #expect(await probe.cancelled.wait() != nil, "RST_STREAM cancels the handler's task")
         }
     }
 

@@ -113,4 +113,7 @@ enum TestCertificates {
     static var ca: String { directory + "/ca.pem" }
     static var localhost: String { directory + "/localhost.pem" }
     static var localhostKey: String { directory + "/localhost-key.pem" }
+    /// A second certificate for the same names, subject "localhost renewed", as a renewal brings.
+    static var renewed: String { directory + "/localhost-renewed.pem" }
+    static var renewedKey: String { directory + "/localhost-renewed-key.pem" }
 }

@@ -89,24 +89,15 @@ import WhiskerTesting
     }
 
     @Test func clientDisconnectMidRequest_CancelsTheHandler() async throws {
-        let started = Signal<Void>()
-        let cancelled = Signal<Void>()
+        let probe = CancellationProbe()
         let server = makeServer()
-        try server.register(method: .get, path: "/slow") { _ in
-            started.fire()
-            do {
-                try await Task.sleep(for: .seconds(60))
-            } catch {
-                cancelled.fire()
-            }
-            return Response(status: .ok)
-        }
+        try server.register(method: .get, path: "/slow", handler: probe.handler)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
             try await client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(await started.wait() != nil)
+            #expect(await probe.started.wait() != nil)
             try await client.close()
-            #expect(await cancelled.wait() != nil, "the handler's task is cancelled when its client leaves")
+            #expect(await probe.cancelled.wait() != nil, "the handler's task is cancelled when its client leaves")
         }
     }
 
@@ -158,10 +149,14 @@ import WhiskerTesting
         let run = Task { try await server.run() }
         let address = try #require(try await server.listeningAddresses().first)
         let client = try await TestClient.connect(to: address)
-        try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try await client.readResponse().header("connection") == nil, "kept alive before the shutdown")
+        let idle = try await TestClient.connect(to: address)
+        for connection in [client, idle] {
+            try await connection.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await connection.readResponse().header("connection") == nil, "kept alive before the shutdown")
+        }
         try await client.send("GET /hello HTTP/1.1\r\n")
         await server.shutdown()
+        #expect(try await idle.isClosedByServer(), "the shutdown has reached the connections")
         try await client.send("Host: x\r\n\r\n")
         let response = try await client.readResponse()
         #expect(response.status == 200)
@@ -171,24 +166,15 @@ import WhiskerTesting
 
     @Test func cancellingTheServersTask_ClosesAtOnce_AndCancelsHandlers() async throws {
         let server = makeServer { $0.timeouts.shutdownGracePeriod = .seconds(60) }
-        let started = Signal<Void>()
-        let cancelled = Signal<Void>()
-        try server.register(method: .get, path: "/forever") { _ in
-            started.fire()
-            await withTaskCancellationHandler {
-                _ = await Signal<Void>().wait(timeout: .seconds(120))
-            } onCancel: {
-                cancelled.fire()
-            }
-            return Response(status: .ok)
-        }
+        let probe = CancellationProbe()
+        try server.register(method: .get, path: "/forever", handler: probe.handler)
         let run = Task { try await server.run() }
         let address = try #require(try await server.listeningAddresses().first)
         let client = try await TestClient.connect(to: address)
         try await client.send("GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(await started.wait() != nil)
+        #expect(await probe.started.wait() != nil)
         run.cancel()
-        #expect(await cancelled.wait() != nil, "cancellation does not wait out the 60 s grace period")
+        #expect(await probe.cancelled.wait() != nil, "cancellation does not wait out the 60 s grace period")
         #expect(try await client.isClosedByServer())
         try await run.value
     }

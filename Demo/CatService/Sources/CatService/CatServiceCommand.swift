@@ -40,6 +40,7 @@ struct CatServiceCommand: AsyncParsableCommand {
             socket with --no-cleartext stops the start (exit 1). With $NOTIFY_SOCKET set
             (Type=notify) it sends READY=1 once listening and STOPPING=1 when it drains.
             Demo/systemd has example units.
+            SIGHUP reloads the TLS certificate and key from their files for new connections.
             Logs go to standard error. SIGINT or SIGTERM stops accepting connections, answers
             every request already received (within --shutdown-grace-period; then what is left is
             closed), and exits with status 0; a second signal exits at once. If the server cannot start
@@ -191,8 +192,12 @@ struct CatServiceCommand: AsyncParsableCommand {
         // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's
         // deadline, a little later, is only a backstop that cancels whatever is left.
         var group = ServiceGroupConfiguration(
-            // Shut down in reverse order: the server drains first, then the signal watcher ends.
-            services: [.init(service: SecondSignalExit(logger: logger)), .init(service: server)],
+            // Shut down in reverse order: the server drains first, then the signal watchers end.
+            services: [
+                .init(service: SecondSignalExit(logger: logger)),
+                .init(service: CertificateReloadOnHangup(server: server, logger: logger)),
+                .init(service: server),
+            ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
@@ -204,6 +209,28 @@ struct CatServiceCommand: AsyncParsableCommand {
             // The lines on stdout that scripts wait for; written unbuffered.
             for (scheme, address) in zip(schemes, try await server.listeningAddresses()) {
                 writeLine("cat-service listening on \(scheme)://\(address)", to: .standardOutput)
+            }
+        }
+    }
+}
+
+/// Reloads the HTTPS certificate and key from their files on SIGHUP (`systemctl reload`), for
+/// new connections; open ones keep the certificate they started with. A file that does not load
+/// is logged and the current certificate stays. Without HTTPS, SIGHUP is logged and ignored.
+private struct CertificateReloadOnHangup: Service {
+    let server: WhiskerServer
+    let logger: Logger
+
+    func run() async throws {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            guard server.configuration.https != nil else {
+                logger.notice("SIGHUP received: no TLS certificate to reload")
+                continue
+            }
+            do {
+                try await server.reloadTLS()
+            } catch {
+                logger.error("SIGHUP received, but the TLS certificate was not reloaded; keeping the current one", metadata: ["error": "\(error)"])
             }
         }
     }
