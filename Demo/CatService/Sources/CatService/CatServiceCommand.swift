@@ -24,7 +24,8 @@ struct CatServiceCommand: AsyncParsableCommand {
             Routes (under the OpenAPI document's server path /api):
               GET /api/emoji?count=N  N random cat emoji, text/plain (1...100; default 1)
               GET /api/clip           a three-second H.264 clip, video/mp4
-            HEAD is answered for both.
+              GET /metrics            with --metrics: request metrics, Prometheus text format
+            HEAD is answered for each.
 
             When the server is listening it prints one line per listener to standard output:
               cat-service listening on http://HOST:PORT
@@ -96,6 +97,13 @@ struct CatServiceCommand: AsyncParsableCommand {
         help: "Whether to give every request an X-Request-ID (kept from the client when usable) and send it back. (default: off; env: CAT_SERVICE_REQUEST_IDS=true|false)"
     )
     var requestIDs: Bool?
+
+    @Flag(
+        name: .customLong("metrics"),
+        inversion: .prefixedNo,
+        help: "Whether to measure requests (OpenTelemetry HTTP server metrics) and serve them at GET /metrics in the Prometheus text format. (default: off; env: CAT_SERVICE_METRICS=true|false)"
+    )
+    var metrics: Bool?
 
     @Option(
         name: .customLong("log-level"),
@@ -170,6 +178,8 @@ struct CatServiceCommand: AsyncParsableCommand {
             configuration.accessLog = accessLog
         }
         configuration.requestIDs = settings.requestIDs
+        let metrics = settings.metrics ? PrometheusMetrics() : nil
+        configuration.metrics = metrics?.factory
         configuration.limits = settings.limits
         configuration.timeouts = settings.timeouts
         // Read (and unset) LISTEN_* here, once: the server adopts the sockets when it runs.
@@ -188,6 +198,7 @@ struct CatServiceCommand: AsyncParsableCommand {
             serverURL: try Servers.Server1.url(),
             middlewares: [EmojiCountErrorMiddleware()]
         )
+        try metrics?.register(on: server)
 
         // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's
         // deadline, a little later, is only a backstop that cancels whatever is left.

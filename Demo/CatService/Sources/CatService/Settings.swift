@@ -14,6 +14,7 @@ struct Settings {
     var http2: Bool
     var accessLog: Bool
     var requestIDs: Bool
+    var metrics: Bool
     var logLevel: Logger.Level
     var limits = WhiskerServer.Limits()
     var timeouts = WhiskerServer.Timeouts()
@@ -29,6 +30,7 @@ struct Settings {
         http2 = try command.http2 ?? variables.bool("CAT_SERVICE_HTTP2") ?? true
         accessLog = try command.accessLog ?? variables.bool("CAT_SERVICE_ACCESS_LOG") ?? false
         requestIDs = try command.requestIDs ?? variables.bool("CAT_SERVICE_REQUEST_IDS") ?? false
+        metrics = try command.metrics ?? variables.bool("CAT_SERVICE_METRICS") ?? false
         if let level = command.logLevel {
             logLevel = level
         } else if let text = variables["CAT_SERVICE_LOG_LEVEL"] {
