@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "WhiskerCore", targets: ["WhiskerCore"]),
         .library(name: "OpenAPIWhisker", targets: ["OpenAPIWhisker"]),
         .library(name: "WhiskerLifecycle", targets: ["WhiskerLifecycle"]),
+        .library(name: "WhiskerObservability", targets: ["WhiskerObservability"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
     ],
     dependencies: [
@@ -44,8 +45,6 @@ let package = Package(
                 "WhiskerHTTP2",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .target(
@@ -55,6 +54,17 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Metrics and tracing (OpenTelemetry names) as a RequestObserver: its own module, so that a
+        // server that observes nothing builds and links none of swift-metrics and swift-distributed-tracing.
+        .target(
+            name: "WhiskerObservability",
+            dependencies: [
+                "WhiskerCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // Its own module, so that a server without swift-service-lifecycle does not build it
@@ -79,6 +89,7 @@ let package = Package(
                 "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                "WhiskerObservability",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -29,6 +29,7 @@ let package = Package(
                 .product(name: "OpenAPIWhisker", package: "whisker"),
                 .product(name: "WhiskerCore", package: "whisker"),
                 .product(name: "WhiskerLifecycle", package: "whisker"),
+                .product(name: "WhiskerObservability", package: "whisker"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

@@ -5,18 +5,18 @@ import Synchronization
 import WhiskerSockets
 import WhiskerTLS
 
-/// What every connection of a running server shares: routes, configuration, logger, and the
-/// metrics and tracing of requests (`nil` when both are off). Immutable.
+/// What every connection of a running server shares: routes, configuration, logger, and what
+/// observes requests (`nil` when nothing does). Immutable.
 struct ServerContext: Sendable {
     let router: Router<Route>
     let configuration: WhiskerServer.Configuration
-    let instrumentation: RequestInstrumentation?
+    let observer: (any RequestObserver)?
     var logger: Logger { configuration.logger }
 
     init(router: Router<Route>, configuration: WhiskerServer.Configuration) {
         self.router = router
         self.configuration = configuration
-        self.instrumentation = RequestInstrumentation(metrics: configuration.metrics, tracer: configuration.tracer)
+        self.observer = configuration.requestObserver
     }
 }
 

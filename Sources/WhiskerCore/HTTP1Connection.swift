@@ -245,12 +245,12 @@ final class HTTP1Connection {
         }
     }
 
-    /// Answers 405 (`allowed` not empty) or 404, measured and traced like a handled request when
-    /// metrics or tracing is on.
+    /// Answers 405 (`allowed` not empty) or 404, observed like a handled request when a
+    /// ``RequestObserver`` is set.
     private func answerRouteMiss(_ head: RequestHead, path: Substring, allowed: [HTTPRequest.Method], exchangeID: UInt64) {
         let response = ResponseHeadWriter.routeMiss(method: head.request.method, path: path, allowed: allowed)
-        guard let instrumentation = context.instrumentation else { return writeLocalResponse(response, exchangeID: exchangeID) }
-        instrumentation.observeLocalResponse(
+        guard let observer = context.observer else { return writeLocalResponse(response, exchangeID: exchangeID) }
+        observer.observeLocalResponse(
             to: head.request, status: response.head.status.code, httpVersion: head.isHTTP11 ? .http1_1 : .http1_0,
             isTLS: tlsDetails != nil, peer: socket.peer
         ) {

@@ -73,8 +73,8 @@ extension ServerContext {
         let requestContext = RequestContext(
             peer: request.peer, httpVersion: httpVersion, tls: tls,
             requestID: RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs))
-        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs, instrumentation] in
-            await runHandler(route, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog, instrumentation: instrumentation)
+        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs, observer] in
+            await runHandler(route, request: request, target: target, context: requestContext, echoesRequestID: echoesID, logger: logger, accessLog: accessLog, observer: observer)
         }
     }
 }
@@ -83,18 +83,18 @@ extension ServerContext {
 /// protocol: errors become a logged 500, a streamed body is written chunk by chunk with
 /// backpressure, and a HEAD request gets the head only. The handler runs with ``RequestContext/current`` set, the response
 /// carries the request id, with an access logger one line per request is logged at the end, and
-/// with metrics or a tracer the request is measured and traced (see ``RequestInstrumentation``).
+/// with a ``RequestObserver`` the request is observed (measured, traced).
 func runHandler(
     _ route: Route, request: Request, target: some ResponseTarget, context: RequestContext, echoesRequestID: Bool,
-    logger: Logger, accessLog: Logger?, instrumentation: RequestInstrumentation?
+    logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
 ) async {
     let started = accessLog == nil ? nil : ContinuousClock.now
     let (status, bytes) = await RequestContext.$current.withValue(context) {
         let requestID = echoesRequestID ? context.requestID : nil
-        guard let instrumentation else {
+        guard let observer else {
             return await respond(route.handler, request: request, target: target, requestID: requestID, logger: logger)
         }
-        return await instrumentation.observe(request, route: route.template, context: context) {
+        return await observer.observe(request, route: route.template, context: context) {
             await respond(route.handler, request: request, target: target, requestID: requestID, logger: logger)
         }
     }

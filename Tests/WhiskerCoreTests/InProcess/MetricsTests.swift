@@ -3,6 +3,7 @@ import HTTPTypes
 import MetricsTestKit
 import Testing
 import WhiskerCore
+import WhiskerObservability
 import WhiskerTesting
 
 /// `configuration.metrics`: the OpenTelemetry HTTP server metrics, checked value by value.

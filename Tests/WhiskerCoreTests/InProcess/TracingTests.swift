@@ -3,6 +3,7 @@ import InMemoryTracing
 import Testing
 import Tracing
 import WhiskerCore
+import WhiskerObservability
 import WhiskerTesting
 
 /// `configuration.tracer`: one server span per request, continuing the client's trace.

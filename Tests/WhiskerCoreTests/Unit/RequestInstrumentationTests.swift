@@ -2,15 +2,18 @@ import HTTPTypes
 import MetricsTestKit
 import Testing
 @testable import WhiskerCore
+@testable import WhiskerObservability
 
 /// What the server builds for metrics and tracing, and how it reads trace context.
 @Suite struct RequestInstrumentationTests {
     @Test func noInstrumentation_WhenMetricsAndTracingAreOff() {
         let context = ServerContext(router: Router(), configuration: .init())
-        #expect(context.instrumentation == nil, "the request path pays one nil check and nothing else")
+        #expect(context.observer == nil, "the request path pays one nil check and nothing else")
         var configuration = WhiskerServer.Configuration()
         configuration.metrics = TestMetrics()
-        #expect(ServerContext(router: Router(), configuration: configuration).instrumentation != nil)
+        #expect(ServerContext(router: Router(), configuration: configuration).observer is RequestInstrumentation)
+        configuration.metrics = nil
+        #expect(configuration.requestObserver == nil, "metrics and tracer both nil again: no observer")
     }
 
     @Test func extractor_ReadsFieldsCaseInsensitively_AndJoinsRepeatedOnes() {

@@ -7,6 +7,7 @@ import ServiceLifecycle
 import UnixSignals
 import WhiskerCore
 import WhiskerLifecycle
+import WhiskerObservability
 
 #if canImport(Glibc)
 import Glibc

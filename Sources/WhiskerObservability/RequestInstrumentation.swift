@@ -1,13 +1,13 @@
-import CoreMetrics
-import HTTPTypes
+public import CoreMetrics
+public import HTTPTypes
 import Synchronization
-import Tracing
-import WhiskerSockets
+public import Tracing
+public import WhiskerCore
 
-/// Metrics and tracing for the requests of one running server, under the OpenTelemetry HTTP
-/// semantic conventions. It exists only when ``WhiskerServer/Configuration/metrics`` or
-/// ``WhiskerServer/Configuration/tracer`` is set: with both off the request path pays one `nil`
-/// check and nothing else.
+/// Metrics and tracing for the requests of a server, under the OpenTelemetry HTTP semantic
+/// conventions: the ``WhiskerCore/RequestObserver`` that setting
+/// ``WhiskerCore/WhiskerServer/Configuration/metrics`` or ``WhiskerCore/WhiskerServer/Configuration/tracer``
+/// installs. With neither set there is none, and the request path pays one `nil` check.
 ///
 /// - `http.server.request.duration`: a `Timer` (in seconds) per method, route, status, protocol
 ///   version and scheme; `http.server.active_requests`: a `Meter` per method and scheme, up while a
@@ -15,31 +15,32 @@ import WhiskerSockets
 /// - One `.server` span per request, named `GET /pets/{petId}` (or just the method when no route
 ///   matched), continuing the trace the client sent (`traceparent` and `tracestate`, or whatever
 ///   the tracer's propagator reads from the request's fields).
-final class RequestInstrumentation: Sendable {
-    private let metrics: (any MetricsFactory)?
-    private let tracer: (any Tracer)?
+public final class RequestInstrumentation: RequestObserver {
+    let metrics: (any MetricsFactory)?
+    let tracer: (any Tracer)?
     /// Metric objects by dimensions, made once, so a request only looks them up.
     private let durations = Mutex<[DurationKey: CoreMetrics.Timer]>([:])
     private let activeRequests = Mutex<[ActiveKey: Meter]>([:])
 
-    /// `nil` when there is nothing to observe.
-    init?(metrics: (any MetricsFactory)?, tracer: (any Tracer)?) {
+    /// Observes requests with `metrics`, `tracer`, or both; `nil` when both are `nil`.
+    public init?(metrics: (any MetricsFactory)?, tracer: (any Tracer)?) {
         guard metrics != nil || tracer != nil else { return nil }
         self.metrics = metrics
         self.tracer = tracer
     }
 
-    static let durationLabel = "http.server.request.duration"
-    static let activeRequestsLabel = "http.server.active_requests"
+    /// The metric names.
+    public static let durationLabel = "http.server.request.duration"
+    public static let activeRequestsLabel = "http.server.active_requests"
 
     /// Runs `respond` (the handler and the sending of its response) as one observed request of
     /// `route`, and returns what it returns: the status and the body bytes written.
-    func observe(_ request: Request, route: String, context: RequestContext, _ respond: () async -> (Int, Int)) async -> (Int, Int) {
+    public func observe(_ request: Request, route: String, context: RequestContext, _ respond: () async -> (status: Int, bytes: Int)) async -> (status: Int, bytes: Int) {
         let attributes = RequestAttributes(request.head, route: route, httpVersion: context.httpVersion, isTLS: context.tls != nil)
         let active = metrics.map { activeMeter(attributes, factory: $0) }
         active?.increment()
         let started = ContinuousClock.now
-        let result: (Int, Int)
+        let result: (status: Int, bytes: Int)
         if let tracer {
             result = await traced(by: tracer, attributes, request.head, peer: context.peer, respond)
         } else {
@@ -53,7 +54,7 @@ final class RequestInstrumentation: Sendable {
 
     /// Records a request the server answered itself, without a handler (404, 405): its duration
     /// (with no route) and a span; `write` sends the response.
-    func observeLocalResponse(to head: HTTPRequest, status: Int, httpVersion: RequestContext.HTTPVersion, isTLS: Bool, peer: SocketAddress, write: () -> Void) {
+    public func observeLocalResponse(to head: HTTPRequest, status: Int, httpVersion: RequestContext.HTTPVersion, isTLS: Bool, peer: SocketAddress, write: () -> Void) {
         let attributes = RequestAttributes(head, route: nil, httpVersion: httpVersion, isTLS: isTLS)
         let started = ContinuousClock.now
         if let tracer {
@@ -69,7 +70,7 @@ final class RequestInstrumentation: Sendable {
 
     // MARK: Tracing
 
-    private func traced(by tracer: some Tracer, _ attributes: RequestAttributes, _ head: HTTPRequest, peer: SocketAddress, _ respond: () async -> (Int, Int)) async -> (Int, Int) {
+    private func traced(by tracer: some Tracer, _ attributes: RequestAttributes, _ head: HTTPRequest, peer: SocketAddress, _ respond: () async -> (status: Int, bytes: Int)) async -> (status: Int, bytes: Int) {
         let span = startSpan(tracer, attributes, head, peer: peer)
         let result = await ServiceContext.$current.withValue(span.context) { await respond() }
         end(span, status: result.0)
