@@ -33,6 +33,14 @@ final class ConnectionTimer {
         source.schedule(deadline: deadline, leeway: .milliseconds(100))
     }
 
+    /// Whether `deadline` has passed; if not (the timer fired for an earlier deadline that has
+    /// since moved), re-arms for it.
+    func isDue(_ deadline: DispatchTime) -> Bool {
+        guard DispatchTime.now() < deadline else { return true }
+        arm(deadline)
+        return false
+    }
+
     func cancel() {
         guard !isCancelled else { return }
         isCancelled = true

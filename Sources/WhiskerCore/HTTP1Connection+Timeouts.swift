@@ -32,11 +32,7 @@ extension HTTP1Connection {
     }
 
     func timerFired() {
-        guard let (kind, deadline) = currentDeadline() else { return }
-        guard DispatchTime.now() >= deadline else {
-            timer.arm(deadline)
-            return
-        }
+        guard let (kind, deadline) = currentDeadline(), timer.isDue(deadline) else { return }
         let metadata: Logger.Metadata = ["peer": "\(socket.peer)"]
         switch kind {
         case .idle:

@@ -25,11 +25,7 @@ extension HTTP2Connection {
     }
 
     func timerFired() {
-        guard let (kind, deadline) = currentDeadline() else { return }
-        guard DispatchTime.now() >= deadline else {
-            timer.arm(deadline)
-            return
-        }
+        guard let (kind, deadline) = currentDeadline(), timer.isDue(deadline) else { return }
         switch kind {
         case .writeStall:
             logger.info("HTTP/2 write stalled; closing", metadata: ["peer": "\(socket.peer)"])

@@ -23,9 +23,9 @@ final class HTTP2Connection: ResponseWriting {
     var streams: [Int32: HTTP2Stream] = [:]
     private var isWriting = false
     var isClosed = false
-    private var isShuttingDown = false
-    private(set) var isFinalGoAwaySent = false
+    /// When the graceful shutdown's notice went out; `nil` while not shutting down.
     private(set) var shutdownNoticeSentAt: DispatchTime?
+    private(set) var isFinalGoAwaySent = false
     /// After `Upgrade: h2c`, frames wait for the client's preface: a client may not hold much
     /// data that arrives before it (curl keeps 32 KiB after the 101).
     private var holdsOutput = false
@@ -352,8 +352,7 @@ final class HTTP2Connection: ResponseWriting {
     /// client acknowledges it (or after a second, for a client that does not), the final GOAWAY
     /// naming the last stream served. Then close once the open streams finish.
     func beginShutdown() {
-        guard !isShuttingDown, !isClosed else { return }
-        isShuttingDown = true
+        guard shutdownNoticeSentAt == nil, !isClosed else { return }
         session.announceShutdown()
         shutdownNoticeSentAt = .now()
         flush()
