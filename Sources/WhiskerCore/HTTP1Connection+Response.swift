@@ -32,6 +32,7 @@ extension HTTP1Connection: ResponseWriting {
             keepAlive: keepAliveAfterResponse(exchange)
         )
         exchange.framing = framing
+        exchange.streamed = StreamedBodyCount(declared: framing.contentLength)
         exchange.isResponseStarted = true
         let bytes = ResponseHeadWriter.head(head, framing: framing, isHTTP11: exchange.head.isHTTP11, dateLine: DateCache.shared.headerLine())
         return (framing, bytes)
@@ -79,11 +80,10 @@ extension HTTP1Connection: ResponseWriting {
             completion(nil)
             return
         }
-        exchange.streamedBytes += Int64(bytes.count)
-        if let length = framing.contentLength, exchange.streamedBytes > length {
-            logger.error("response body longer than its Content-Length", metadata: ["path": "\(exchange.head.request.path ?? "")", "content-length": "\(length)"])
+        if let error = exchange.streamed.add(bytes.count) {
+            logger.error("response body length mismatch; closing", metadata: ["path": "\(exchange.head.request.path ?? "")", "error": "\(error)"])
             close()
-            completion(ResponseBodyError(reason: "the response body is longer than its Content-Length of \(length) bytes"))
+            completion(error)
             return
         }
         let written: SocketConnection.WriteCompletion = { error in
@@ -103,8 +103,8 @@ extension HTTP1Connection: ResponseWriting {
     /// Ends a streamed body.
     func finishStream(id exchangeID: UInt64) {
         guard let exchange = current(exchangeID), let framing = exchange.framing else { return }
-        if framing.sendsBody, let length = framing.contentLength, exchange.streamedBytes != length {
-            logger.error("response body shorter than its Content-Length", metadata: ["path": "\(exchange.head.request.path ?? "")", "content-length": "\(length)", "written": "\(exchange.streamedBytes)"])
+        if framing.sendsBody, let error = exchange.streamed.shortfall {
+            logger.error("response body length mismatch; closing", metadata: ["path": "\(exchange.head.request.path ?? "")", "error": "\(error)"])
             close()
             return
         }

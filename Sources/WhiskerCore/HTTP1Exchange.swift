@@ -22,7 +22,8 @@ final class HTTP1Exchange {
     /// The last byte of the response was handed to the socket.
     var isResponseComplete = false
     var framing: ResponseFraming?
-    var streamedBytes: Int64 = 0
+    /// A streamed body's bytes against its `Content-Length`.
+    var streamed = StreamedBodyCount(declared: nil)
 
     init(id: UInt64, head: RequestHead) {
         self.id = id

@@ -26,12 +26,16 @@ final class HTTP2Connection: ResponseWriting {
     /// When the graceful shutdown's notice went out; `nil` while not shutting down.
     private(set) var shutdownNoticeSentAt: DispatchTime?
     private(set) var isFinalGoAwaySent = false
-    /// After `Upgrade: h2c`, frames wait for the client's preface: a client may not hold much
-    /// data that arrives before it (curl keeps 32 KiB after the 101).
-    private var holdsOutput = false
+    /// After `Upgrade: h2c`, frames wait for the client's preface (a client may not hold much
+    /// data that arrives before it: curl keeps 32 KiB after the 101); since when, for the
+    /// request-header timeout.
+    private(set) var outputHeldSince: DispatchTime?
     let timer: ConnectionTimer
     /// Since when no stream has been open (for the idle timeout).
     var idleSince: DispatchTime? = .now()
+    /// When the open streams are next checked for a stalled request body or response (see
+    /// `HTTP2Connection+Timeouts.swift`); `nil` while no stream is open.
+    var streamCheckAt: DispatchTime?
     var logger: Logger { context.logger }
 
     /// One request/response exchange.
@@ -46,11 +50,25 @@ final class HTTP2Connection: ResponseWriting {
         var hasPendingChunk = false
         /// Request body bytes received so far, against ``WhiskerServer/Limits/maxRequestBodySize``.
         var bodyBytes: Int64 = 0
+        /// The request body ended (END_STREAM), or there was none.
+        var isRequestComplete = false
+        /// Body bytes received but not yet read by the handler: the window they hold is given
+        /// back when they are read, or when the stream ends.
+        var unconsumedBytes = 0
+        /// The last time body bytes arrived or the handler read some (for the request-body timeout).
+        var bodyActivityAt = DispatchTime.now()
+        /// A streamed body's bytes against its `Content-Length`.
+        var streamed = StreamedBodyCount(declared: nil)
+        /// The last time response bytes were queued or nghttp2 framed some (for the write timeout
+        /// of a stream whose flow-control window stays closed), and the framed count seen then.
+        var sendProgressAt = DispatchTime.now()
+        var framedSeen = 0
 
         /// The stream is gone (reset, or the connection closed): the body read fails, an
         /// unfinished handler is cancelled, and a chunk waiting to be framed fails.
         func end() {
             body?.finish(error: RequestBodyError.connectionClosed)
+            body = nil
             if !isResponseComplete { task?.cancel() }
             if hasPendingChunk {
                 hasPendingChunk = false
@@ -65,7 +83,9 @@ final class HTTP2Connection: ResponseWriting {
          upgrade: (settings: [UInt8], isHEAD: Bool)? = nil) throws(HTTP2Error) {
         self.socket = socket
         self.context = context
-        self.session = try HTTP2Session(settings: settings, upgradeSettings: upgrade?.settings, upgradeIsHEAD: upgrade?.isHEAD ?? false)
+        self.session = try HTTP2Session(
+            settings: settings, maxHeaderFields: context.configuration.limits.maxHeaderCount,
+            upgradeSettings: upgrade?.settings, upgradeIsHEAD: upgrade?.isHEAD ?? false)
         self.timer = ConnectionTimer(queue: socket.queue)
         self.executor = executor
     }
@@ -88,7 +108,7 @@ final class HTTP2Connection: ResponseWriting {
         for field in request.headerFields where !Self.connectionSpecific.contains(field.name) && field.name.canonicalName != "http2-settings" {
             fields.append((field.name.canonicalName, field.value))
         }
-        holdsOutput = true
+        outputHeldSince = .now()
         startStream(1, fields: fields, endStream: true)
     }
 
@@ -110,7 +130,7 @@ final class HTTP2Connection: ResponseWriting {
 
     private func process(_ bytes: inout ReadBuffer) {
         guard bytes.readableBytes > 0 else { return }
-        holdsOutput = false
+        outputHeldSince = nil
         let events: [HTTP2Session.Event]
         do {
             events = try bytes.withUnsafeReadableBytes { (readable) throws(HTTP2Error) in try session.receive(UnsafeRawBufferPointer(readable)) }
@@ -131,64 +151,71 @@ final class HTTP2Connection: ResponseWriting {
         switch event {
         case .request(let id, let fields, let endStream):
             startStream(id, fields: fields, endStream: endStream)
+        case .headersTooLarge(let id, let reason):
+            reject(HTTPRejection(.requestHeaderFieldsTooLarge, reason), id: id, stream: open(id))
         case .data(let id, let bytes):
             if let stream = streams[id], let body = stream.body {
                 stream.bodyBytes += Int64(bytes.count)
+                stream.bodyActivityAt = .now()
                 if let max = context.configuration.limits.maxRequestBodySize, stream.bodyBytes > max {
                     session.consume(streamID: id, count: bytes.count)
                     bodyTooLarge(id, stream: stream, max: max)
                     return
                 }
+                stream.unconsumedBytes += bytes.count
                 _ = body.push(bytes[...])
             } else {
                 // Nobody reads this stream's body any more: give the window back at once.
                 session.consume(streamID: id, count: bytes.count)
             }
         case .endStream(let id):
+            streams[id]?.isRequestComplete = true
             streams[id]?.body?.finish(error: nil)
         case .streamClosed(let id, _):
             guard let stream = streams.removeValue(forKey: id) else { return }
             stream.end()
-            if streams.isEmpty { idleSince = .now() }
+            // What the handler did not read goes back to the connection's window.
+            session.consume(streamID: id, count: stream.unconsumedBytes)
+            stream.unconsumedBytes = 0
+            if streams.isEmpty {
+                idleSince = .now()
+                streamCheckAt = nil
+            }
             if isFinalGoAwaySent && streams.isEmpty { finishShutdown() }
         case .shutdownNoticeAcknowledged:
             sendFinalGoAway()
         }
     }
 
-    private func startStream(_ id: Int32, fields: [(name: String, value: String)], endStream: Bool) {
-        var method: HTTPRequest.Method?
-        var scheme: String?
-        var authority: String?
-        var path: String?
-        var headerFields = HTTPFields()
-        for (name, value) in fields {
-            switch name {
-            case ":method": method = HTTPRequest.Method(value)
-            case ":scheme": scheme = value
-            case ":authority": authority = value
-            case ":path": path = value
-            default:
-                if let fieldName = HTTPField.Name(name) { headerFields.append(HTTPField(name: fieldName, value: value)) }
-            }
-        }
-        // A `host` field stands in for a missing `:authority` (RFC 9113 §8.3.1).
-        let host = HTTPField.Name("Host")!
-        if authority == nil { authority = headerFields[host] }
-        headerFields[host] = nil
-        guard let method, let path else {
-            session.reset(streamID: id, errorCode: 0x1)  // PROTOCOL_ERROR
-            return
-        }
+    /// Registers a new stream (the connection is no longer idle, and open streams are watched).
+    private func open(_ id: Int32, isRequestComplete: Bool = false) -> HTTP2Stream {
         let stream = HTTP2Stream()
-        stream.isHEAD = method == .head
+        stream.isRequestComplete = isRequestComplete
         streams[id] = stream
         idleSince = nil
-        let head = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: headerFields)
+        if streamCheckAt == nil { streamCheckAt = DispatchTime.now().adding(streamCheckInterval) }
+        return stream
+    }
+
+    private func startStream(_ id: Int32, fields: [(name: String, value: String)], endStream: Bool) {
+        let head: HTTPRequest
+        do {
+            guard let request = try HTTP2RequestHead.parse(fields) else {
+                session.reset(streamID: id, errorCode: 0x1)  // PROTOCOL_ERROR
+                return
+            }
+            head = request
+        } catch {
+            reject(error, id: id, stream: open(id, isRequestComplete: endStream))
+            return
+        }
+        let stream = open(id, isRequestComplete: endStream)
+        stream.isHEAD = head.method == .head
+        let path = head.path ?? "/"
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
-        switch context.router.match(method: method, path: pathOnly) {
+        switch context.router.match(method: head.method, path: pathOnly) {
         case .found(let route, let parameters):
-            let length = headerFields[.contentLength].flatMap { Int64($0) }
+            let length = head.headerFields[.contentLength].flatMap { Int64($0) }
             if let max = context.configuration.limits.maxRequestBodySize, let length, length > max {
                 bodyTooLarge(id, stream: stream, max: max)
                 return
@@ -229,11 +256,16 @@ final class HTTP2Connection: ResponseWriting {
         writeResponse(response.head, body: bytes, id: id)
     }
 
-    /// A request body over the limit: 413 if the response has not started (the handler, if
-    /// running, is cancelled and its body read fails), else a reset.
+    /// A request body over the limit: 413 if the response has not started, else a reset.
     private func bodyTooLarge(_ id: Int32, stream: HTTP2Stream, max: Int64) {
-        let rejection = HTTPRejection(.contentTooLarge, "request body larger than \(max) bytes")
-        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "status": "413", "reason": "\(rejection.reason)"])
+        reject(HTTPRejection(.contentTooLarge, "request body larger than \(max) bytes"), id: id, stream: stream)
+    }
+
+    /// Refuses a stream's request, logged as HTTP/1.1 logs its rejections: the handler, if
+    /// running, is cancelled and its body read fails; the rejection's status is the answer if
+    /// the response has not started, else the stream is reset. The connection serves on.
+    func reject(_ rejection: HTTPRejection, id: Int32, stream: HTTP2Stream) {
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
         stream.body?.finish(error: RequestBodyError.rejected(rejection))
         stream.body = nil
         stream.task?.cancel()
@@ -245,8 +277,12 @@ final class HTTP2Connection: ResponseWriting {
         }
     }
 
+    /// The handler read `count` body bytes: acknowledge them to the client. For a stream that
+    /// has closed since, the close already gave its unread bytes back.
     private func consumed(_ count: Int, streamID: Int32) {
-        guard !isClosed else { return }
+        guard !isClosed, let stream = streams[streamID] else { return }
+        stream.unconsumedBytes -= count
+        stream.bodyActivityAt = .now()
         session.consume(streamID: streamID, count: count)
         flush()
     }
@@ -264,7 +300,10 @@ final class HTTP2Connection: ResponseWriting {
 
     func writeStreamHead(_ head: HTTPResponse, length: Int64?, id streamID: Int32) {
         guard let stream = streams[streamID], !stream.isResponseStarted else { return }
-        respond(head, length: length ?? head.headerFields[.contentLength].flatMap { Int64($0) }, hasBody: !stream.isHEAD, streamID: streamID)
+        let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
+        let hasBody = !stream.isHEAD && head.status.code != 204 && head.status.code != 304
+        if hasBody { stream.streamed = StreamedBodyCount(declared: length) }
+        respond(head, length: length, hasBody: !stream.isHEAD, streamID: streamID)
         flush()
     }
 
@@ -277,8 +316,14 @@ final class HTTP2Connection: ResponseWriting {
             completion(nil)
             return
         }
+        if let error = stream.streamed.add(bytes.count) {
+            lengthMismatch(error, stream: stream, id: streamID)
+            completion(error)
+            return
+        }
         stream.pendingChunk = completion
         stream.hasPendingChunk = true
+        stream.sendProgressAt = .now()
         session.send(streamID: streamID, bytes: bytes, endStream: false) { [weak stream] in
             guard let stream, stream.hasPendingChunk else { return }
             stream.hasPendingChunk = false
@@ -289,19 +334,30 @@ final class HTTP2Connection: ResponseWriting {
 
     func finishStream(id streamID: Int32) {
         guard let stream = streams[streamID], !stream.isResponseComplete else { return }
+        if let error = stream.streamed.shortfall { return lengthMismatch(error, stream: stream, id: streamID) }
         stream.isResponseComplete = true
         if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
         flush()
     }
 
+    /// A streamed body that broke its `Content-Length`: the client must not take it for whole,
+    /// so the stream is reset (INTERNAL_ERROR), as HTTP/1.1 closes the connection.
+    private func lengthMismatch(_ error: ResponseBodyError, stream: HTTP2Stream, id streamID: Int32) {
+        logger.error("response body length mismatch; resetting the stream", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+        stream.task?.cancel()
+        abortStream(id: streamID)
+    }
+
     func abortStream(id streamID: Int32) {
-        guard streams[streamID] != nil else { return }
+        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
+        stream.isResponseComplete = true  // nothing more goes out, and one reset is enough
         session.reset(streamID: streamID)
         flush()
     }
 
     private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, streamID: Int32) {
         streams[streamID]?.isResponseStarted = true
+        streams[streamID]?.sendProgressAt = .now()
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(head.headerFields.count + 2)
         for field in head.headerFields where !Self.connectionSpecific.contains(field.name) && field.name != .contentLength {
@@ -323,8 +379,8 @@ final class HTTP2Connection: ResponseWriting {
     // MARK: Output and closing
 
     /// Writes what nghttp2 has to send, one write in flight at a time.
-    private func flush() {
-        guard !isWriting, !isClosed, !holdsOutput else { return }
+    func flush() {
+        guard !isWriting, !isClosed, outputHeldSince == nil else { return }
         let output: [UInt8]?
         do {
             output = try session.takeOutput()

@@ -34,7 +34,7 @@ struct HeadParser {
             switch field.name.canonicalName {
             case "host":
                 hostCount += 1
-                guard Self.isValidHost(field.value.utf8) else { throw .badRequest("invalid Host \"\(field.value)\"") }
+                guard Self.isValidHost(field.value) else { throw .badRequest("invalid Host \"\(field.value)\"") }
                 host = field.value
                 continue  // carried as the request's authority, as in HTTP/2
             case "content-length":
@@ -150,8 +150,8 @@ struct HeadParser {
     /// brackets or a reg-name (unreserved, percent-encoded and sub-delimiter characters). A comma,
     /// although a sub-delimiter, is refused: it is what two Host lines joined into a list look like.
     /// An empty value is valid (a target without an authority).
-    static func isValidHost(_ value: String.UTF8View) -> Bool {
-        var rest = value[...]
+    static func isValidHost(_ value: some StringProtocol) -> Bool {
+        var rest = Substring(value).utf8
         if rest.first == UInt8(ascii: "[") {
             guard let close = rest.firstIndex(of: UInt8(ascii: "]")) else { return false }
             let literal = rest[rest.index(after: rest.startIndex)..<close]
@@ -221,7 +221,12 @@ struct RequestLine {
             // absolute-form (RFC 9112 section 3.2.2): the authority in the target wins over Host.
             let pathStart = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
             guard pathStart > rest.startIndex else { throw .badRequest("absolute-form target without a host") }
-            authority = String(rest[..<pathStart])
+            // Checked as Host is: no userinfo, no list, only what RFC 3986 allows in a host and port.
+            let targetAuthority = rest[..<pathStart]
+            guard HeadParser.isValidHost(targetAuthority) else {
+                throw .badRequest("invalid authority \"\(targetAuthority)\" in the request target")
+            }
+            authority = String(targetAuthority)
             let pathPart = rest[pathStart...]
             path = pathPart.first == "/" ? String(pathPart) : "/" + pathPart
         } else {

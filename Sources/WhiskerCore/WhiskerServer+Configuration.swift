@@ -166,7 +166,9 @@ extension WhiskerServer {
         public var maxRequestLineLength: Int = 8 * 1024
         /// The largest header block (request line and fields) in bytes; larger gets 431.
         public var maxHeaderBytes: Int = 80 * 1024
-        /// The most header fields (and, separately, trailer fields); more gets 431.
+        /// The most header fields (and, separately, trailer fields); more gets 431. It applies to
+        /// HTTP/2 requests too (pseudo-header fields not counted), where the header list's size is
+        /// ``HTTP2Settings/maxHeaderListSize``.
         public var maxHeaderCount: Int = 100
         /// The largest request body in bytes, or `nil` for no limit; larger gets 413,
         /// before the body is read when `Content-Length` says so.
@@ -183,13 +185,16 @@ extension WhiskerServer {
     /// How long the server waits for a slow or silent peer before giving up on it.
     public struct Timeouts: Sendable, Equatable {
         /// From the first byte of a request to the end of its header block (slowloris); then 408.
+        /// Also how long a client that asked for `Upgrade: h2c` has to send the HTTP/2 preface.
         public var requestHeader: Duration = .seconds(30)
         /// How long a keep-alive connection may sit between requests; then it is closed quietly.
         public var idle: Duration = .seconds(60)
         /// How long a request body may stall while the handler waits for it; then 408 (or a close,
-        /// once the response has started).
+        /// once the response has started; over HTTP/2, a reset of the stream).
         public var requestBody: Duration = .seconds(30)
-        /// How long a response write may make no progress; then the connection is closed.
+        /// How long a response write may make no progress; then the connection is closed. Over
+        /// HTTP/2 it also bounds how long a stream's response may wait for the client to open its
+        /// flow-control window; then the stream is reset (CANCEL).
         public var write: Duration = .seconds(30)
         /// How long a graceful shutdown waits for requests in flight before closing their connections.
         public var shutdownGracePeriod: Duration = .seconds(10)

@@ -8,11 +8,20 @@ internal import CNGHTTP2
 /// handler read them. Response bodies are queued per stream with ``send(streamID:bytes:endStream:completion:)``;
 /// nghttp2 pulls them as flow control allows, and each chunk's completion runs (from
 /// ``takeOutput()``) once nghttp2 has framed all of it.
+///
+/// Two rules of RFC 9113 are the session's own: a request header list is counted as it is decoded
+/// (HPACK can expand a few bytes into megabytes), and a refused one is reported as
+/// ``Event/headersTooLarge(streamID:reason:)`` without keeping its fields; and once a response
+/// has ended a stream whose request is still arriving, the stream is reset with NO_ERROR
+/// (§8.1), so that a client stops sending a body nobody will read.
 package final class HTTP2Session {
     /// What the peer did.
     package enum Event: Sendable {
         /// A request's header block; `endStream` when it has no body.
         case request(streamID: Int32, fields: [(name: String, value: String)], endStream: Bool)
+        /// A request's header block over the size or field-count limit, decoded (the HPACK state
+        /// stays in step) but not kept; answer it with 431.
+        case headersTooLarge(streamID: Int32, reason: String)
         /// Request body bytes.
         case data(streamID: Int32, bytes: [UInt8])
         /// The request body is complete (END_STREAM on DATA or on trailers).
@@ -29,7 +38,11 @@ package final class HTTP2Session {
 
     private var session: OpaquePointer?
     private var events: [Event] = []
-    private var headerBlocks: [Int32: [(name: String, value: String)]] = [:]
+    /// The request header block being decoded: HEADERS and its CONTINUATIONs arrive with no
+    /// other frame between them, so there is at most one.
+    private var headerBlock: HeaderBlock?
+    private let maxHeaderListSize: Int
+    private let maxHeaderFields: Int
     private var outgoing: [Int32: OutgoingBody] = [:]
     /// Completions of response chunks that nghttp2 has framed, waiting for ``takeOutput()``.
     private var framedCompletions: [() -> Void] = []
@@ -39,12 +52,49 @@ package final class HTTP2Session {
         var chunks: [(bytes: ArraySlice<UInt8>, completion: (() -> Void)?)] = []
         var ended = false
         var deferred = false
+        /// Bytes nghttp2 has framed so far: a count that does not move while bytes wait means
+        /// the peer's flow-control window stays closed.
+        var framed = 0
+    }
+
+    /// The fields of one request header block, counted against the limits as they arrive.
+    private struct HeaderBlock {
+        let streamID: Int32
+        var fields: [(name: String, value: String)] = []
+        /// The header list size as HPACK counts it: name + value + 32 a field (RFC 9113 §6.5.2).
+        var size = 0
+        var regularFields = 0
+        /// Why the block is refused, once it is; its fields are no longer kept.
+        var refusal: String?
+
+        mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, maxSize: Int, maxFields: Int) {
+            guard refusal == nil else { return }
+            size += name.count + value.count + 32
+            if name.first != UInt8(ascii: ":") { regularFields += 1 }
+            if size > maxSize {
+                refusal = "request header list larger than \(maxSize) bytes"
+            } else if regularFields > maxFields {
+                refusal = "more than \(maxFields) header fields"
+            }
+            if refusal != nil {
+                fields = []
+                return
+            }
+            fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
     }
 
     /// Creates a server session and queues its SETTINGS.
-    /// - Parameter upgradeSettings: For `Upgrade: h2c`, the decoded `HTTP2-Settings` payload; the
-    ///   upgraded request is then stream 1, half closed.
-    package init(settings: HTTP2Settings, upgradeSettings: [UInt8]? = nil, upgradeIsHEAD: Bool = false) throws(HTTP2Error) {
+    /// - Parameters:
+    ///   - settings: The settings to announce and the abuse limits; `maxHeaderListSize` is also
+    ///     enforced on what arrives.
+    ///   - maxHeaderFields: The most regular (not pseudo-) fields a request may have.
+    ///   - upgradeSettings: For `Upgrade: h2c`, the decoded `HTTP2-Settings` payload; the
+    ///     upgraded request is then stream 1, half closed.
+    ///   - upgradeIsHEAD: Whether that upgraded request is a HEAD.
+    package init(settings: HTTP2Settings, maxHeaderFields: Int = 100, upgradeSettings: [UInt8]? = nil, upgradeIsHEAD: Bool = false) throws(HTTP2Error) {
+        maxHeaderListSize = Int(settings.maxHeaderListSize)
+        self.maxHeaderFields = maxHeaderFields
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -53,6 +103,7 @@ package final class HTTP2Session {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
 
         var option: OpaquePointer?
         nghttp2_option_new(&option)
@@ -146,6 +197,13 @@ package final class HTTP2Session {
         }
     }
 
+    /// The count of body bytes framed so far for a stream whose response has bytes (or its end)
+    /// waiting to be framed; `nil` when nothing waits on flow control.
+    package func framedBodyBytes(waitingOn streamID: Int32) -> Int? {
+        guard let body = outgoing[streamID], body.ended || !body.chunks.isEmpty else { return nil }
+        return body.framed
+    }
+
     /// Queues response body bytes for a stream whose head said `hasBody`; `completion` runs once
     /// nghttp2 has framed them (from ``takeOutput()``), or never if the stream closes first (see
     /// ``Event/streamClosed(streamID:errorCode:)``).
@@ -190,14 +248,15 @@ package final class HTTP2Session {
 
     fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) {
         if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
-            headerBlocks[frame.pointee.hd.stream_id] = []
+            headerBlock = HeaderBlock(streamID: frame.pointee.hd.stream_id)
+        } else {
+            headerBlock = nil
         }
     }
 
     fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        let streamID = frame.pointee.hd.stream_id
-        guard headerBlocks[streamID] != nil else { return }  // trailers: ignored
-        headerBlocks[streamID]!.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        guard headerBlock?.streamID == frame.pointee.hd.stream_id else { return }  // trailers: ignored
+        headerBlock?.add(name: name, value: value, maxSize: maxHeaderListSize, maxFields: maxHeaderFields)
     }
 
     fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
@@ -205,8 +264,13 @@ package final class HTTP2Session {
         let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch Int(frame.pointee.hd.type) {
         case Int(NGHTTP2_HEADERS.rawValue):
-            if let fields = headerBlocks.removeValue(forKey: streamID) {
-                events.append(.request(streamID: streamID, fields: fields, endStream: endStream))
+            if let block = headerBlock, block.streamID == streamID {
+                headerBlock = nil
+                if let refusal = block.refusal {
+                    events.append(.headersTooLarge(streamID: streamID, reason: refusal))
+                } else {
+                    events.append(.request(streamID: streamID, fields: block.fields, endStream: endStream))
+                }
             } else if endStream {
                 events.append(.endStream(streamID: streamID))
             }
@@ -225,8 +289,20 @@ package final class HTTP2Session {
         events.append(.data(streamID: streamID, bytes: Array(bytes)))
     }
 
+    /// A response that ended its stream while the request is still arriving: reset with NO_ERROR
+    /// (RFC 9113 §8.1), after the response's last frame, so the client stops sending.
+    fileprivate func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
+        let type = frame.pointee.hd.type
+        guard type == UInt8(NGHTTP2_DATA.rawValue) || type == UInt8(NGHTTP2_HEADERS.rawValue),
+              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return }
+        let streamID = frame.pointee.hd.stream_id
+        if nghttp2_session_get_stream_remote_close(session, streamID) == 0 {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, UInt32(NGHTTP2_NO_ERROR.rawValue))
+        }
+    }
+
     fileprivate func streamClosed(_ streamID: Int32, errorCode: UInt32) {
-        headerBlocks[streamID] = nil
+        if headerBlock?.streamID == streamID { headerBlock = nil }
         outgoing[streamID] = nil
         events.append(.streamClosed(streamID: streamID, errorCode: errorCode))
     }
@@ -242,6 +318,7 @@ package final class HTTP2Session {
                 (buffer + written).update(from: source.baseAddress!, count: count)
             }
             written += count
+            body.framed += count
             if count == chunk.count {
                 if let completion = body.chunks.removeFirst().completion { framedCompletions.append(completion) }
             } else {
@@ -288,6 +365,11 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userDa
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
     if let data { session(userData).dataChunk(streamID: streamID, bytes: UnsafeBufferPointer(start: data, count: length)) }
+    return 0
+}
+
+private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+    if let frame { session(userData).frameSent(frame) }
     return 0
 }
 

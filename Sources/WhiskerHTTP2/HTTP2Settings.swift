@@ -11,7 +11,8 @@ public struct HTTP2Settings: Sendable, Equatable {
     public var initialStreamWindowSize: UInt32 = 256 * 1024
     /// The connection-wide receive window (all streams' unread bytes together).
     public var connectionWindowSize: Int32 = 4 * 1024 * 1024
-    /// SETTINGS_MAX_HEADER_LIST_SIZE: the largest request header list, in HPACK's accounting.
+    /// SETTINGS_MAX_HEADER_LIST_SIZE: the largest request header list, in HPACK's accounting
+    /// (name + value + 32 bytes a field, counted as it is decoded); a larger one gets 431.
     public var maxHeaderListSize: UInt32 = 80 * 1024
     /// The largest frame payload the server sends (SETTINGS_MAX_FRAME_SIZE applies to what the peer sends).
     public var maxFrameSize: UInt32 = 16 * 1024

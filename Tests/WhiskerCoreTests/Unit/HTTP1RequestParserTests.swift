@@ -409,6 +409,14 @@ import WhiskerSockets
         #expect(status("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n") == 400)
     }
 
+    /// The authority of an absolute-form target stands in for Host (RFC 9112 section 3.2.2), so it
+    /// gets Host's checks: `http://user@victim.example/` or a list would otherwise reach handlers
+    /// and logs as the request's authority.
+    @Test(arguments: ["user@example.com", "a,b", "exa%mple.com:port", "example.com:80:80", "[::1"])
+    func absoluteFormWithInvalidAuthority_Rejected400(authority: String) {
+        #expect(status("GET http://\(authority)/ HTTP/1.1\r\nHost: example.com\r\n\r\n") == 400)
+    }
+
     @Test(arguments: ["example.com", "example.com:8080", "127.0.0.1:1", "[::1]:8080", "xn--caf-dma.example"])
     func hostWithValidValue_IsAccepted(host: String) throws {
         #expect(try parse("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n").only?.head.request.authority == host)

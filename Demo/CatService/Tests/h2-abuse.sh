@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# h2-abuse.sh: HTTP/2 as a hostile client drives it (frames written by h2probe.py): a header block
+# of 65,600 fields (it crashed the process), header blocks that HPACK expands to megabytes (they
+# grew it to 735 MB), and connections that would hold a stream open forever (they kept every other
+# client on 503 at --max-connections). The daemon must answer, stay small and let them go.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+PROBE=(timeout 30 python3 "$TESTS_DIR/h2probe.py")
+
+start_server
+answer=$("${PROBE[@]}" "$PORT" fields 2>&1 || true)
+check_contains "65,600 one-byte header fields: answered on stream 1" "HEADERS(1)" "$answer"
+request --http2-prior-knowledge "$BASE/api/emoji"
+check_eq "65,600 header fields: the daemon still serves" 200 "$STATUS"
+check_contains "65,600 header fields: the 431 is logged with its reason" "more than 100 header fields" "$(cat "$SERVER_OUT" "$SERVER_ERR")"
+
+answer=$("${PROBE[@]}" "$PORT" expand 4 2>&1 || true)
+check_eq "4 connections x 16 KB HEADERS expanding to 48 MB each: each answered" 4 "$(grep -c 'HEADERS(1)' <<<"$answer" || true)"
+peak_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$SERVER_PID/status")
+check "HPACK expansion: peak RSS stays under 100 MB (it was ${peak_kb} kB)" test "$peak_kb" -lt 102400
+check_contains "HPACK expansion: the 431 is logged with its reason" "request header list larger than 81920 bytes" "$(cat "$SERVER_OUT" "$SERVER_ERR")"
+stop_server
+
+# Five connections at --max-connections 5, each holding a stream: without END_STREAM, with a window
+# of 0, and an Upgrade: h2c without a preface. Each must end within its timeout, then the daemon serves.
+start_server --max-connections 5 --idle-timeout 1 --write-timeout 1 --request-header-timeout 1 --request-body-timeout 1
+answer=$("${PROBE[@]}" "$PORT" pin 2>&1 || true)
+check_match "five pinning connections are all closed by the server" '^closed after( [0-9.]+){5}$' "$answer"
+request --http2-prior-knowledge "$BASE/api/emoji"
+check_eq "after them, a new client is served (not 503)" 200 "$STATUS"

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""h2probe.py: HTTP/2 as a hostile client sends it, in exact frames (Python's standard library only).
+
+    h2probe.py PORT fields        HEADERS + 4 CONTINUATION: 65,600 one-byte references to one
+                                  dynamic-table entry; prints the frame types the server answered with
+    h2probe.py PORT expand N      N connections, each a 16 KB HEADERS of references to a 4 KB entry
+                                  (48 MB once decoded); prints what each got back
+    h2probe.py PORT pin           five connections that would each hold the server forever: two
+                                  send HEADERS without END_STREAM, two announce a window of 0 and ask
+                                  for the clip, one sends Upgrade: h2c and no preface; waits (at most
+                                  20 s) until the server closed every one, and prints how long each took
+
+Loopback only; every wait is bounded. Used by h2-abuse.sh.
+"""
+import socket
+import struct
+import sys
+import time
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+DATA, HEADERS, RST_STREAM, SETTINGS, GOAWAY, CONTINUATION = 0, 1, 3, 4, 7, 9
+END_STREAM, END_HEADERS = 0x1, 0x4
+NAMES = {0: "DATA", 1: "HEADERS", 3: "RST_STREAM", 4: "SETTINGS", 6: "PING", 7: "GOAWAY", 8: "WINDOW_UPDATE"}
+
+
+def frame(kind, flags, stream, payload=b""):
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+
+def integer(value, prefix_bits, first):
+    limit = (1 << prefix_bits) - 1
+    if value < limit:
+        return bytes([first | value])
+    out, value = [first | limit], value - limit
+    while value >= 128:
+        out.append(value % 128 + 128)
+        value //= 128
+    return bytes(out + [value])
+
+
+def string(text):
+    data = text.encode()
+    return integer(len(data), 7, 0) + data
+
+
+def literal(name, value, indexed=False):
+    return (b"\x40" if indexed else b"\x00") + string(name) + string(value)
+
+
+def request(method, path):
+    return literal(":method", method) + literal(":scheme", "http") + literal(":path", path) + literal(":authority", "localhost")
+
+
+def connect(port, settings=b""):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    sock.sendall(PREFACE + frame(SETTINGS, 0, 0, settings))
+    return sock
+
+
+def header_block(stream, block, end_stream=True, size=16384):
+    pieces = [block[i:i + size] for i in range(0, len(block), size)]
+    out = b""
+    for i, piece in enumerate(pieces):
+        flags = END_HEADERS if i == len(pieces) - 1 else 0
+        if i == 0:
+            out += frame(HEADERS, flags | (END_STREAM if end_stream else 0), stream, piece)
+        else:
+            out += frame(CONTINUATION, flags, stream, piece)
+    return out
+
+
+def read_frames(sock, until_stream_ends, deadline):
+    """Frames until stream 1 ends (END_STREAM or RST_STREAM), the server closes, or the deadline."""
+    buffer, frames = b"", []
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            chunk = sock.recv(65536)
+        except (socket.timeout, ConnectionResetError):
+            break
+        if not chunk:
+            break
+        buffer += chunk
+        while len(buffer) >= 9:
+            length = int.from_bytes(buffer[:3], "big")
+            if len(buffer) < 9 + length:
+                break
+            kind, flags, stream = buffer[3], buffer[4], int.from_bytes(buffer[5:9], "big") & 0x7FFFFFFF
+            frames.append((kind, flags, stream))
+            buffer = buffer[9 + length:]
+        if any(s == until_stream_ends and (k == RST_STREAM or (k in (HEADERS, DATA) and f & END_STREAM)) for k, f, s in frames):
+            break
+    return " ".join(NAMES.get(k, str(k)) + ("(1)" if s == 1 else "") for k, f, s in frames)
+
+
+def fields(port):
+    sock = connect(port)
+    block = request("GET", "/api/emoji") + literal("a", "b", indexed=True) + b"\xbe" * 65_600
+    sock.sendall(header_block(1, block))
+    print(read_frames(sock, 1, time.monotonic() + 10))
+
+
+def expand(port, count):
+    socks = [connect(port) for _ in range(count)]
+    block = request("GET", "/api/emoji") + literal("x-big", "v" * 4000, indexed=True)
+    block += b"\xbe" * (16384 - len(block))
+    for sock in socks:
+        sock.sendall(frame(HEADERS, END_STREAM | END_HEADERS, 1, block))
+    for sock in socks:
+        print(read_frames(sock, 1, time.monotonic() + 10))
+
+
+def pin(port):
+    started = time.monotonic()
+    socks = [connect(port), connect(port)]
+    for sock in socks:
+        sock.sendall(frame(HEADERS, END_HEADERS, 1, request("POST", "/api/emoji")))
+    for _ in range(2):
+        sock = connect(port, struct.pack(">HI", 0x4, 0))  # SETTINGS_INITIAL_WINDOW_SIZE = 0
+        sock.sendall(frame(HEADERS, END_STREAM | END_HEADERS, 1, request("GET", "/api/clip")))
+        socks.append(sock)
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    sock.sendall(b"GET /api/emoji HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                 b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n")
+    socks.append(sock)
+    deadline = started + 20
+    closed = []
+    for sock in socks:
+        while True:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                if not sock.recv(65536):
+                    closed.append("%.1f" % (time.monotonic() - started))
+                    break
+            except ConnectionResetError:
+                closed.append("%.1f" % (time.monotonic() - started))
+                break
+            except socket.timeout:
+                closed.append("open")
+                break
+    print("closed after " + " ".join(closed))
+
+
+if __name__ == "__main__":
+    port, mode = int(sys.argv[1]), sys.argv[2]
+    if mode == "fields":
+        fields(port)
+    elif mode == "expand":
+        expand(port, int(sys.argv[3]))
+    else:
+        pin(port)
