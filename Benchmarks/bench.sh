@@ -6,8 +6,8 @@
 # each server in turn (W, HB, V, W, HB, V, ...) on 127.0.0.1, pinned to one core, with wrk pinned
 # to the other, through the same scenarios:
 #
-#   emoji-c64   GET /api/emoji, keep-alive, 64 connections      req/s, p50, p99, server CPU/request
-#   emoji-c1    GET /api/emoji, keep-alive, 1 connection        req/s, p50, p99, server CPU/request
+#   emoji-c64   GET /api/emoji, keep-alive, 64 connections      req/s, p50, p99, server CPU and thread switches/request
+#   emoji-c1    GET /api/emoji, keep-alive, 1 connection        req/s, p50, p99, server CPU and thread switches/request
 #   emoji3-c64  GET /api/emoji?count=3, keep-alive, 64 conns    req/s, p50, p99
 #   clip-c8     GET /api/clip (1 MiB), keep-alive, 8 conns      MiB/s, p99, server CPU/request
 #   churn-c64   GET /api/emoji with Connection: close, 64 conns req/s, errors, non-2xx, CPU/request
@@ -147,6 +147,9 @@ cpu_ticks() {  # utime + stime of PID, in clock ticks
     read -r -a f <<<"$rest"
     echo $((f[11] + f[12]))
 }
+context_switches() {  # voluntary + involuntary switches of every thread of PID, so far
+    cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
+}
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }  # PID field
 
 # start_server SERVER PORT LOG: starts it pinned, waits until it answers; sets server_pid.
@@ -217,15 +220,17 @@ for ((round = 1; round <= ROUNDS; round++)); do
             log=$out/wrk-$s-$sc-r$round.txt
             if ((WARMUP > 0)); then run_wrk "$port" "$sc" "$WARMUP" "$out/warmup-$s-$sc-r$round.txt" || true; fi
             before=$(cpu_ticks "$pid") || { problems+=("$tag: server gone before $sc"); break; }
+            switches_before=$(context_switches "$pid")
             rc=0; run_wrk "$port" "$sc" "$DURATION" "$log" || rc=$?
             after=$(cpu_ticks "$pid") || { problems+=("$tag: server died during $sc"); break; }
+            switches=$(($(context_switches "$pid") - switches_before))
             line=$(grep '^WRK-RESULT ' "$log" || true)
             if ((rc != 0)) || [[ -z $line ]]; then problems+=("$tag, $sc: wrk failed (exit $rc, see $log)"); continue; fi
             declare -A r=()
             for kv in ${line#WRK-RESULT }; do r[${kv%%=*}]=${kv#*=}; done
             awk -v round="$round" -v s="$s" -v sc="$sc" -v req="${r[requests]}" -v us="${r[duration_us]}" \
                 -v bytes="${r[bytes]}" -v p50="${r[p50_us]}" -v p99="${r[p99_us]}" -v mean="${r[mean_us]}" \
-                -v ticks=$((after - before)) -v hz="$CLK_TCK" \
+                -v ticks=$((after - before)) -v hz="$CLK_TCK" -v switches="$switches" \
                 -v sockerr=$((r[connect] + r[read] + r[write] + r[timeout])) -v non2xx="${r[status]}" '
                 BEGIN {
                     sec = us / 1e6; cpu = ticks / hz
@@ -236,6 +241,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
                     printf "%s,%s,%s,mibps,%.1f\n", round, s, sc, bytes / sec / 1048576
                     printf "%s,%s,%s,cpu_us_per_req,%.2f\n", round, s, sc, (req > 0 ? cpu * 1e6 / req : 0)
                     printf "%s,%s,%s,cpu_pct,%.1f\n", round, s, sc, 100 * cpu / sec
+                    printf "%s,%s,%s,switches_per_req,%.3f\n", round, s, sc, (req > 0 ? switches / req : 0)
                     printf "%s,%s,%s,requests,%d\n", round, s, sc, req
                     printf "%s,%s,%s,socket_errors,%d\n", round, s, sc, sockerr
                     printf "%s,%s,%s,non2xx,%d\n", round, s, sc, non2xx
@@ -345,10 +351,12 @@ table=$out/table.md
             row("emoji-c64", "p99_us", "… p99 (µs)")
             row("emoji-c64", "cpu_us_per_req", "… server CPU per request (µs)")
             row("emoji-c64", "cpu_pct", "… server CPU (% of a core)")
+            row("emoji-c64", "switches_per_req", "… server thread switches per request")
             row("emoji-c1", "rps", "`/api/emoji` keep-alive -c1: req/s")
             row("emoji-c1", "p50_us", "… p50 (µs)")
             row("emoji-c1", "p99_us", "… p99 (µs)")
             row("emoji-c1", "cpu_us_per_req", "… server CPU per request (µs)")
+            row("emoji-c1", "switches_per_req", "… server thread switches per request")
             row("emoji3-c64", "rps", "`/api/emoji?count=3` -c64: req/s")
             row("emoji3-c64", "p50_us", "… p50 (µs)")
             row("emoji3-c64", "p99_us", "… p99 (µs)")

@@ -5,3 +5,47 @@
 int whisker_accept_nonblocking(int fd, void *address, void *length) {
     return accept4(fd, (struct sockaddr *)address, (socklen_t *)length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+
+#include <sys/epoll.h>
+
+int whisker_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int whisker_epoll_control(int epfd, int op, int fd, unsigned int readable, unsigned int writable) {
+    struct epoll_event event = { 0 };
+    event.events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0);
+    event.data.fd = fd;
+    switch (op) {
+    case 0: return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+    case 1: return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event);
+    default: return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &event);
+    }
+}
+
+int whisker_epoll_poll(int epfd, int *fds, unsigned int *events, int capacity) {
+    struct epoll_event ready[capacity];
+    int count = epoll_wait(epfd, ready, capacity, 0);
+    for (int i = 0; i < count; i++) {
+        fds[i] = ready[i].data.fd;
+        unsigned int bits = 0;
+        if (ready[i].events & EPOLLIN) bits |= WHISKER_EPOLL_READABLE;
+        if (ready[i].events & EPOLLOUT) bits |= WHISKER_EPOLL_WRITABLE;
+        if (ready[i].events & (EPOLLERR | EPOLLHUP)) bits |= WHISKER_EPOLL_FAILED;
+        events[i] = bits;
+    }
+    return count;
+}
+
+#include <sched.h>
+#include <unistd.h>
+
+int whisker_available_processors(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        int count = CPU_COUNT(&set);
+        if (count > 0) return count;
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
+}

@@ -31,21 +31,20 @@ final class ConnectionRegistry: Sendable {
 
     private let state = Mutex(State())
     private let context: ServerContext
+    private let workers: IOWorkerGroup
 
-    init(context: ServerContext) {
+    init(context: ServerContext, workers: IOWorkerGroup) {
         self.context = context
+        self.workers = workers
     }
 
     var count: Int { state.withLock { $0.connections.count } }
 
-    /// Serves an accepted socket on a new serial queue, or answers 503 and closes it when the
-    /// server is at its connection limit or shutting down.
+    /// Serves an accepted socket on the next worker (in turn), or answers 503 and closes it when
+    /// the server is at its connection limit or shutting down.
     func accept(_ socket: Socket, tls: TLSContext?) {
-        // Target the non-overcommit global queue: a serial queue's default target is the overcommit
-        // root queue, which starts a new thread whenever work waits (130 threads under 64 connections).
-        let queue = DispatchQueue(label: "whisker.connection", target: .global())
-        QueueBound<HTTP1Connection>.markOwned(queue)
-        let socketConnection = SocketConnection(socket: socket, queue: queue)
+        let socketConnection = SocketConnection(socket: socket, worker: workers.next())
+        let queue = socketConnection.queue
         let stream: any ByteStream
         if let tls {
             do {

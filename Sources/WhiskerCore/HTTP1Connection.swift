@@ -23,7 +23,7 @@ final class HTTP1Connection {
     private var driveAgain = false
 
     let timer: ConnectionTimer
-    /// Handler tasks run on the connection's own queue (see ``DispatchQueueExecutor``).
+    /// Handler tasks run on the connection's worker's queue (see ``DispatchQueueExecutor``).
     let executor: DispatchQueueExecutor
     /// Set once the client's first bytes were the HTTP/2 preface: from then on it serves.
     var http2: HTTP2Connection?
@@ -44,7 +44,7 @@ final class HTTP1Connection {
         self.context = context
         self.parser = HTTP1RequestParser(limits: context.configuration.limits)
         self.timer = ConnectionTimer(queue: socket.queue)
-        self.executor = DispatchQueueExecutor(queue: socket.queue)
+        self.executor = socket.worker.executor
     }
 
     var bound: QueueBound<HTTP1Connection> { QueueBound(self, queue: queue) }
@@ -283,6 +283,8 @@ final class HTTP1Connection {
     func finishExchange() {
         exchange = nil
         idleSince = .now()
+        // An idle keep-alive connection keeps no read buffer: thousands of them would hold 4 KiB each.
+        buffer.releaseStorageIfEmpty()
         if buffer.readableBytes > 0 { headStartedAt = idleSince }
         if isShuttingDown {
             close()

@@ -2,6 +2,7 @@ public import struct WhiskerSockets.SystemdNotifier
 @_exported public import struct WhiskerSockets.SystemdSocketActivation
 @_exported public import struct WhiskerSockets.SystemdSocketActivationError
 public import Logging
+public import WhiskerSockets
 public import WhiskerTLS
 public import WhiskerHTTP2
 
@@ -30,6 +31,12 @@ extension WhiskerServer {
         public var limits: Limits
         /// How long the server waits for a slow peer.
         public var timeouts: Timeouts
+        /// How many I/O workers serve the connections: each is a serial queue with the epoll set of
+        /// the connections it was given (in turn, as they are accepted), so a connection's reads,
+        /// writes, timers and handler tasks all run on one worker. One per processor by default.
+        /// A handler that blocks its thread instead of suspending stalls its worker's other
+        /// connections (see `IOWorker`).
+        public var workers: Int = IOWorkerGroup.defaultCount
         /// Where the server logs rejected requests, handler errors and its lifecycle.
         public var logger: Logger
         /// Request ids: with this on, a request without a usable `X-Request-ID` gets a random one,

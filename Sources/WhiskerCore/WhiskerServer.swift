@@ -6,6 +6,7 @@ import Synchronization
 @_exported public import struct WhiskerTLS.TLSConfiguration
 @_exported public import struct WhiskerHTTP2.HTTP2Settings
 @_exported public import struct WhiskerSockets.SystemdNotifier
+@_exported public import class WhiskerSockets.IOWorkerGroup
 public import WhiskerSockets
 
 /// An HTTP/1.1 server on BSD sockets and libdispatch.
@@ -74,9 +75,11 @@ public actor WhiskerServer {
     public func run(onListening: @Sendable ([SocketAddress]) -> Void = { _ in }) async throws {
         guard case .idle = state else { throw WhiskerServerError("the server was already run; make a new one") }
         let logger = configuration.logger
-        let registry = ConnectionRegistry(context: ServerContext(router: routes.freeze(), configuration: configuration))
+        let registry: ConnectionRegistry
         var listeners: [Listener] = []
         do {
+            let workers = try IOWorkerGroup(count: configuration.workers)
+            registry = ConnectionRegistry(context: ServerContext(router: routes.freeze(), configuration: configuration), workers: workers)
             let endpoints = try Self.endpoints(of: configuration)
             tls = endpoints.lazy.compactMap(\.tls).first
             for endpoint in endpoints {

@@ -6,7 +6,9 @@ public import Dispatch
 ///
 /// Every member is used on ``queue`` only, and every callback runs there.
 public protocol ByteStream: AnyObject {
-    /// The serial queue that owns the stream.
+    /// The worker that owns the stream: its queue, its task executor.
+    var worker: IOWorker { get }
+    /// The serial queue that owns the stream (the worker's).
     var queue: DispatchQueue { get }
     /// The remote address.
     var peer: SocketAddress { get }

@@ -57,6 +57,14 @@ public struct ReadBuffer: Sendable {
     }
 
     /// Calls `body` with the unread bytes. The pointer is valid only inside `body`.
+    /// Frees the storage when nothing is left to read (the next read allocates anew), so that an
+    /// idle connection holds no buffer.
+    public mutating func releaseStorageIfEmpty() {
+        guard readableBytes == 0, !storage.isEmpty else { return }
+        storage = []
+        nextReadSize = initialCapacity
+    }
+
     @inlinable
     public func withUnsafeReadableBytes<Result, Failure: Error>(
         _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result

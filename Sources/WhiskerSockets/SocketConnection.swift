@@ -5,7 +5,7 @@ import Musl
 #endif
 public import Dispatch
 
-/// The I/O of one connected socket, driven by Dispatch read and write sources on one serial queue.
+/// The I/O of one connected socket, registered with an ``IOWorker`` and confined to its queue.
 ///
 /// Every method must be called on ``queue``, and every callback runs there. Reads are
 /// readiness-driven: ``startReading(_:)`` installs a handler that is called when bytes (or the
@@ -14,23 +14,29 @@ public import Dispatch
 /// 8 buffers, `MSG_NOSIGNAL` so a vanished peer is an error, not `SIGPIPE`); each write's
 /// completion runs once its bytes are in the kernel, which is the backpressure signal.
 ///
-/// The descriptor is closed in the sources' cancel handlers, never while a source may still
-/// be registered with epoll.
-public final class SocketConnection: ByteStream {
-    /// The serial queue that owns this connection's state.
-    public let queue: DispatchQueue
+/// The worker's epoll set watches the descriptor for reading while reading is started and not
+/// paused, and for writing only while queued bytes wait for the kernel; pausing, resuming and a
+/// blocked write are the only changes of interest, so a keep-alive request changes none. The
+/// descriptor leaves the epoll set before it is closed, never after (a reused descriptor number
+/// must not inherit a registration).
+public final class SocketConnection: ByteStream, IOReadinessHandler {
+    /// The worker whose queue owns this connection's state and whose epoll set watches it.
+    public let worker: IOWorker
+    /// The serial queue that owns this connection's state (the worker's).
+    public var queue: DispatchQueue { worker.queue }
     /// The remote address.
     public let peer: SocketAddress
     private let fd: Int32
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
+    private var isReading = false
     private var isReadPaused = false
-    private var isWriteSourceRunning = false
+    /// Queued bytes wait for the kernel to take more: the worker watches for writability.
+    private var isWaitingToWrite = false
+    private var isRegistered = false
+    private var interest: IOInterest = []
     private var onReadable: (() -> Void)?
     private var pending: [PendingWrite] = []
     private var pendingHead = 0
     private var lingerState: LingerState = .none
-    private var sourcesToCancel = 0
     /// True once ``close()`` ran: nothing more is read or written.
     public private(set) var isClosed = false
     /// Called once, on the queue, after the connection closed (by either side).
@@ -58,11 +64,11 @@ public final class SocketConnection: ByteStream {
     /// Takes ownership of an accepted socket.
     /// - Parameters:
     ///   - socket: The connected socket; this connection closes it.
-    ///   - queue: The serial queue that will own the connection.
-    public init(socket: Socket, queue: DispatchQueue) {
+    ///   - worker: The worker that will own the connection; use the connection on its queue only.
+    public init(socket: Socket, worker: IOWorker) {
         self.fd = socket.fd
         self.peer = socket.peer
-        self.queue = queue
+        self.worker = worker
     }
 
     @inline(__always) private func assertOnQueue() {
@@ -76,36 +82,60 @@ public final class SocketConnection: ByteStream {
     /// Starts delivering readiness to `onReadable`, which should call ``read(into:)``.
     public func startReading(_ onReadable: @escaping () -> Void) {
         assertOnQueue()
-        guard !isClosed, readSource == nil else { return }
+        guard !isClosed, !isReading else { return }
         self.onReadable = onReadable
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in readableEvent() }
-        source.setCancelHandler { [self] in sourceCancelled() }
-        sourcesToCancel += 1
-        readSource = source
-        source.resume()
-    }
-
-    private func readableEvent() {
-        if case .discarding = lingerState { discardInput(); return }
-        onReadable?()
+        isReading = true
+        updateInterest()
     }
 
     /// Stops readiness events until ``resumeReading()``: the peer's bytes wait in the kernel,
     /// and TCP flow control slows the peer down. This is how request-body backpressure reaches the client.
     public func pauseReading() {
         assertOnQueue()
-        guard !isReadPaused, let readSource, !isClosed else { return }
+        guard !isReadPaused, !isClosed else { return }
         isReadPaused = true
-        readSource.suspend()
+        updateInterest()
     }
 
     /// Undoes ``pauseReading()``.
     public func resumeReading() {
         assertOnQueue()
-        guard isReadPaused, let readSource else { return }
+        guard isReadPaused, !isClosed else { return }
         isReadPaused = false
-        readSource.resume()
+        updateInterest()
+    }
+
+    /// Tells the worker what the connection waits for now; registers on first need.
+    private func updateInterest() {
+        var wanted: IOInterest = []
+        if isReading && !isReadPaused { wanted.insert(.read) }
+        if isWaitingToWrite { wanted.insert(.write) }
+        guard wanted != interest || !isRegistered else { return }
+        do {
+            if isRegistered {
+                try worker.update(fd, interest: wanted)
+            } else {
+                try worker.register(fd, interest: wanted, handler: self)
+                isRegistered = true
+            }
+            interest = wanted
+        } catch {
+            close(failingWritesWith: error)
+        }
+    }
+
+    /// The worker reports readiness: flush a blocked write, deliver a readable event. An error or
+    /// hang-up while neither is wanted (reading paused, nothing to write) means the peer is gone:
+    /// close, as a read or write would find.
+    func handle(_ readiness: IOReadiness) {
+        if isWaitingToWrite && (readiness.isWritable || readiness.isFailed) { flush() }
+        guard !isClosed else { return }
+        if interest.contains(.read) && (readiness.isReadable || readiness.isFailed) {
+            if case .discarding = lingerState { discardInput(); return }
+            onReadable?()
+        } else if readiness.isFailed && !interest.contains(.write) {
+            close()
+        }
     }
 
     /// Reads once into `buffer`.
@@ -157,7 +187,7 @@ public final class SocketConnection: ByteStream {
             return
         }
         pending.append(PendingWrite(bytes: bytes, completion: completion))
-        if flush && !isWriteSourceRunning { self.flush() }
+        if flush && !isWaitingToWrite { self.flush() }
     }
 
     private func flush() {
@@ -173,10 +203,10 @@ public final class SocketConnection: ByteStream {
                 return
             }
             guard case .done(var written) = result else {
-                startWriteSource()
+                waitToWrite()
                 return
             }
-            if isWriteSourceRunning && written > 0 { writeBlockedSince = .now() }
+            if isWaitingToWrite && written > 0 { writeBlockedSince = .now() }
             while written > 0 || (pendingHead < pending.count && pending[pendingHead].bytes.isEmpty) {
                 let count = pending[pendingHead].bytes.count
                 if written >= count {
@@ -193,7 +223,7 @@ public final class SocketConnection: ByteStream {
         }
         pending.removeAll(keepingCapacity: pending.capacity <= 16)
         pendingHead = 0
-        stopWriteSource()
+        stopWaitingToWrite()
         if case .closeAfterFlush(let linger) = lingerState { beginLinger(linger) }
     }
 
@@ -221,27 +251,19 @@ public final class SocketConnection: ByteStream {
         }
     }
 
-    private func startWriteSource() {
-        guard !isWriteSourceRunning else { return }
-        isWriteSourceRunning = true
+    /// The kernel's buffer is full: watch for writability until it drains.
+    private func waitToWrite() {
+        guard !isWaitingToWrite else { return }
+        isWaitingToWrite = true
         writeBlockedSince = .now()
-        if let writeSource {
-            writeSource.resume()
-            return
-        }
-        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in flush() }
-        source.setCancelHandler { [self] in sourceCancelled() }
-        sourcesToCancel += 1
-        writeSource = source
-        source.resume()
+        updateInterest()
     }
 
-    private func stopWriteSource() {
-        guard isWriteSourceRunning, let writeSource else { return }
-        isWriteSourceRunning = false
+    private func stopWaitingToWrite() {
+        guard isWaitingToWrite else { return }
+        isWaitingToWrite = false
         writeBlockedSince = nil
-        writeSource.suspend()
+        updateInterest()
     }
 
 
@@ -261,7 +283,7 @@ public final class SocketConnection: ByteStream {
     private func beginLinger(_ linger: DispatchTimeInterval) {
         lingerState = .discarding(budget: 1 << 20)
         shutdown(fd, Int32(SHUT_WR))
-        if readSource == nil {
+        if !isReading {
             startReading {}
         } else {
             resumeReading()
@@ -286,8 +308,8 @@ public final class SocketConnection: ByteStream {
         if budget <= 0 { close() }
     }
 
-    /// Closes now: queued writes fail, the sources are cancelled, and the descriptor is closed in
-    /// their cancel handlers. Calls ``onClose`` once.
+    /// Closes now: queued writes fail, the descriptor leaves the worker's epoll set and is closed.
+    /// Calls ``onClose`` once.
     public func close() {
         close(failingWritesWith: SocketError(call: "write", code: EPIPE))
     }
@@ -302,23 +324,16 @@ public final class SocketConnection: ByteStream {
         let failed = pending[pendingHead...].compactMap(\.completion)
         pending.removeAll()
         pendingHead = 0
-        if let readSource {
-            if isReadPaused { readSource.resume() }
-            readSource.cancel()
+        isWaitingToWrite = false
+        writeBlockedSince = nil
+        if isRegistered {
+            isRegistered = false
+            worker.deregister(fd)
         }
-        if let writeSource {
-            if !isWriteSourceRunning { writeSource.resume() }
-            writeSource.cancel()
-        }
-        if sourcesToCancel == 0 { Glibc.close(fd) }
+        Glibc.close(fd)
         let onClose = self.onClose
         self.onClose = nil
         for completion in failed { completion(error) }
         onClose?()
-    }
-
-    private func sourceCancelled() {
-        sourcesToCancel -= 1
-        if sourcesToCancel == 0 { Glibc.close(fd) }
     }
 }

@@ -31,6 +31,7 @@ public final class TLSStream: ByteStream {
         self.logger = logger
     }
 
+    public var worker: IOWorker { socket.worker }
     public var queue: DispatchQueue { socket.queue }
     public var peer: SocketAddress { socket.peer }
     public var isClosed: Bool { socket.isClosed }

@@ -41,8 +41,8 @@ import Glibc
         #expect(socket.peer.host == "127.0.0.1")
 
         // Echo one message through the connection's read and write paths, then close it.
-        let queue = DispatchQueue(label: "test")
-        let connection = QueueBound(SocketConnection(socket: socket, queue: queue), queue: queue)
+        let worker = try IOWorker()
+        let connection = QueueBound(SocketConnection(socket: socket, worker: worker), queue: worker.queue)
         let closed = AsyncStream.makeStream(of: Void.self)
         connection.run { connection in
             var buffer = ReadBuffer()

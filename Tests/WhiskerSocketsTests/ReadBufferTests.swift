@@ -45,6 +45,17 @@ import Testing
         #expect(bytesRead(try buffer.read(from: pair[0], chunk: 8192)) == 4)
         #expect(buffer.capacity == 1024)
     }
+
+    @Test func releaseStorageIfEmpty_FreesOnlyAnEmptyBuffer() {
+        var buffer = ReadBuffer(Array("GET".utf8))
+        buffer.releaseStorageIfEmpty()
+        #expect(buffer.capacity > 0 && buffer.readableBytes == 3, "unread bytes are kept")
+        buffer.moveReaderIndex(forwardBy: 3)
+        buffer.releaseStorageIfEmpty()
+        #expect(buffer.capacity == 0)
+        buffer.append(contentsOf: Array("x".utf8))
+        #expect(buffer.withUnsafeReadableBytes { Array($0) } == Array("x".utf8), "and it is usable again")
+    }
 }
 
 private func bytesRead(_ result: IOResult<Int>) -> Int? {

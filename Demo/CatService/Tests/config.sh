@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 help=$("$CAT_SERVICE" --help 2>&1 || true)
 for variable in CAT_SERVICE_HOST CAT_SERVICE_PORT CAT_SERVICE_TLS_CERTIFICATE CAT_SERVICE_TLS_PRIVATE_KEY CAT_SERVICE_TLS_PORT \
     CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_METRICS CAT_SERVICE_LOG_LEVEL \
-    CAT_SERVICE_MAX_CONNECTIONS CAT_SERVICE_MAX_HEADER_BYTES CAT_SERVICE_MAX_REQUEST_BODY_SIZE CAT_SERVICE_REQUEST_HEADER_TIMEOUT \
+    CAT_SERVICE_WORKERS CAT_SERVICE_MAX_CONNECTIONS CAT_SERVICE_MAX_HEADER_BYTES CAT_SERVICE_MAX_REQUEST_BODY_SIZE CAT_SERVICE_REQUEST_HEADER_TIMEOUT \
     CAT_SERVICE_REQUEST_BODY_TIMEOUT CAT_SERVICE_IDLE_TIMEOUT CAT_SERVICE_WRITE_TIMEOUT CAT_SERVICE_SHUTDOWN_GRACE_PERIOD; do
     check_contains "--help documents $variable" "$variable" "$help"
 done
@@ -35,6 +35,7 @@ bad_setting "a certificate without a key (from the environment) is refused" 'go 
 bad_setting "an unreadable certificate from the environment stops the start" 'cannot serve HTTPS: TLS: loading the certificate chain from /nonexistent.pem failed' \
     CAT_SERVICE_TLS_CERTIFICATE=/nonexistent.pem CAT_SERVICE_TLS_PRIVATE_KEY=/nonexistent-key.pem CAT_SERVICE_TLS_PORT=0 -- --port 0
 bad_setting "--max-connections 0 is refused, naming the flag" '--max-connections must be between 1 and 1000000, got 0' X=1 -- --max-connections 0
+bad_setting "--workers 0 is refused, naming the flag" '--workers must be between 1 and 256, got 0' X=1 -- --workers 0
 bad_setting "CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 is refused" 'CAT_SERVICE_MAX_REQUEST_BODY_SIZE must be a whole number at least 0, got "-1"' CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 --
 bad_setting "CAT_SERVICE_IDLE_TIMEOUT=soon is refused" 'CAT_SERVICE_IDLE_TIMEOUT must be a number of seconds above 0 and at most 86400, got "soon"' CAT_SERVICE_IDLE_TIMEOUT=soon --
 bad_setting "--shutdown-grace-period 0 is refused" '--shutdown-grace-period must be a number of seconds above 0 and at most 86400, got 0.0' X=1 -- --shutdown-grace-period 0

@@ -8,4 +8,28 @@
 /// pulls in no system header of its own (which would re-home those types in this module).
 int whisker_accept_nonblocking(int fd, void *address, void *length);
 
+/// epoll(7) for the I/O workers, behind plain integers: Glibc's `struct epoll_event` is packed on
+/// x86_64, a layout Swift cannot be trusted to import, so these wrappers fill and read it in C.
+/// Registrations are level-triggered and carry the descriptor as their token.
+
+/// epoll_create1(EPOLL_CLOEXEC).
+int whisker_epoll_create(void);
+
+/// epoll_ctl: `op` 0 adds `fd`, 1 modifies its interest, 2 removes it; interest in reading
+/// (EPOLLIN) and writing (EPOLLOUT) as booleans. Errors and hang-ups are always reported.
+int whisker_epoll_control(int epfd, int op, int fd, unsigned int readable, unsigned int writable);
+
+/// What whisker_epoll_poll reports for one descriptor, as bits.
+#define WHISKER_EPOLL_READABLE 1u
+#define WHISKER_EPOLL_WRITABLE 2u
+#define WHISKER_EPOLL_FAILED 4u
+
+/// epoll_wait with a timeout of 0 (never blocks): up to `capacity` ready descriptors into `fds`,
+/// each with its WHISKER_EPOLL_* bits in `events`. Returns the count, or -1 with errno.
+int whisker_epoll_poll(int epfd, int *fds, unsigned int *events, int capacity);
+
+/// The processors this process may run on (sched_getaffinity: `taskset -c 0` gives 1), else the
+/// processors online.
+int whisker_available_processors(void);
+
 #endif

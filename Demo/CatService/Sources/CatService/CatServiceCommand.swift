@@ -109,6 +109,9 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var logLevel: Logger.Level?
 
+    @Option(name: .customLong("workers"), help: "How many I/O workers (event loops) serve the connections. (default: one per processor this process may use; env: CAT_SERVICE_WORKERS)")
+    var workers: Int?
+
     @Option(name: .customLong("max-connections"), help: "The most simultaneous connections; the next one gets 503. (default: 10000; env: CAT_SERVICE_MAX_CONNECTIONS)")
     var maxConnections: Int?
 
@@ -176,6 +179,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         let metrics = settings.metrics ? PrometheusMetrics() : nil
         configuration.metrics = metrics?.factory
         configuration.limits = settings.limits
+        configuration.workers = settings.workers
         configuration.timeouts = settings.timeouts
         // Read (and unset) LISTEN_* here, once: the server adopts the sockets when it runs.
         if let activation = try SystemdSocketActivation.fromEnvironment() {

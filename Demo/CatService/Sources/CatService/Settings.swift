@@ -16,6 +16,7 @@ struct Settings {
     var requestIDs: Bool
     var metrics: Bool
     var logLevel: Logger.Level
+    var workers = IOWorkerGroup.defaultCount
     var limits = WhiskerServer.Limits()
     var timeouts = WhiskerServer.Timeouts()
 
@@ -41,6 +42,7 @@ struct Settings {
         } else {
             logLevel = .info
         }
+        workers = try Self.number(command.workers, flag: "--workers", variable: "CAT_SERVICE_WORKERS", in: variables, range: 1...256) ?? workers
         limits.maxConnections = try Self.number(command.maxConnections, flag: "--max-connections", variable: "CAT_SERVICE_MAX_CONNECTIONS", in: variables, range: 1...1_000_000) ?? limits.maxConnections
         limits.maxHeaderBytes = try Self.number(command.maxHeaderBytes, flag: "--max-header-bytes", variable: "CAT_SERVICE_MAX_HEADER_BYTES", in: variables, range: 1024...(16 << 20)) ?? limits.maxHeaderBytes
         if let size = try Self.number(command.maxRequestBodySize, flag: "--max-request-body-size", variable: "CAT_SERVICE_MAX_REQUEST_BODY_SIZE", in: variables, range: 0...Int.max) {

@@ -1,0 +1,129 @@
+public import Dispatch
+import Synchronization
+private import CWhiskerSystem
+
+/// Something registered with an ``IOWorker`` that is told when its descriptor is ready.
+protocol IOReadinessHandler: AnyObject {
+    func handle(_ readiness: IOReadiness)
+}
+
+/// One event loop: a serial queue and the epoll set of every connection confined to it, woken by
+/// a single Dispatch read source on the epoll descriptor. Each wake-up takes up to 64 ready
+/// descriptors at a time (`epoll_wait` with a timeout of 0) and handles them all on the queue.
+///
+/// This is what makes a keep-alive request cheap: a Dispatch source per connection costs a
+/// wake-up of libdispatch's manager thread (and two `epoll_ctl`) after every event, while here
+/// one wake-up serves every connection that became ready meanwhile, and a request changes no
+/// registration (`Benchmarks/IOModel` measures both).
+///
+/// Everything on a worker's queue shares one thread at a time: the connections' parsing and
+/// writing, their timers, and the handler tasks that prefer the queue's ``executor``. A handler
+/// that suspends (`await`) gives the queue back; one that blocks the thread (a blocking system
+/// call, a long computation without suspension points) stalls every connection of its worker,
+/// as on any event loop. Move such work elsewhere (a `Task.detached`, a thread of its own) and
+/// await its result.
+public final class IOWorker: @unchecked Sendable {
+    // `@unchecked Sendable`: `handlers` and the selector's interest are touched only on `queue`
+    // (asserted in debug builds); everything else is immutable.
+    /// The serial queue that owns the worker's connections.
+    public let queue: DispatchQueue
+    /// Runs tasks on ``queue`` (a connection's handlers prefer it).
+    public let executor: DispatchQueueExecutor
+    private let selector: EpollSelector
+    private let source: any DispatchSourceRead
+    private var handlers: [Int32: any IOReadinessHandler] = [:]
+
+    /// Creates a worker with its queue (on Dispatch's global pool) and epoll set.
+    /// - Parameter label: The queue's label, as debuggers and `perf` show it.
+    public init(label: String = "whisker.worker") throws(SocketError) {
+        // The non-overcommit global queue: an overcommit target would start a thread whenever work waits.
+        let queue = DispatchQueue(label: label, target: .global())
+        QueueBound<IOWorker>.markOwned(queue)
+        queue.setSpecific(key: labelKey, value: label)
+        self.queue = queue
+        self.executor = DispatchQueueExecutor(queue: queue)
+        let selector = try EpollSelector()
+        self.selector = selector
+        source = DispatchSource.makeReadSource(fileDescriptor: selector.fd, queue: queue)
+        // The selector (and so the epoll descriptor) lives until the source is cancelled.
+        source.setCancelHandler { withExtendedLifetime(selector) {} }
+        source.setEventHandler { [weak self] in self?.drain() }
+        source.resume()
+    }
+
+    deinit {
+        source.cancel()
+    }
+
+    /// Handles what is ready now, a batch at a time, until a poll comes back short of a full batch
+    /// (anything still ready after that makes the source fire again).
+    private func drain() {
+        while selector.poll({ readiness in handlers[readiness.fd]?.handle(readiness) }) == selector.capacity {}
+    }
+
+    /// Starts reporting `fd`'s readiness to `handler`, which the worker holds until ``deregister(_:)``.
+    func register(_ fd: Int32, interest: IOInterest, handler: any IOReadinessHandler) throws(SocketError) {
+        assertOnQueue()
+        try selector.add(fd, interest: interest)
+        handlers[fd] = handler
+    }
+
+    func update(_ fd: Int32, interest: IOInterest) throws(SocketError) {
+        assertOnQueue()
+        try selector.modify(fd, interest: interest)
+    }
+
+    /// Stops reporting `fd`; it may be closed once this returns, and a readiness of it still in
+    /// the current batch is dropped.
+    func deregister(_ fd: Int32) {
+        assertOnQueue()
+        selector.remove(fd)
+        handlers[fd] = nil
+    }
+
+    /// The label of the worker whose queue runs the caller (a handler's task included), if any:
+    /// for tests that check how connections are spread.
+    package static var currentLabel: String? { DispatchQueue.getSpecific(key: labelKey) }
+
+    /// The number of registered descriptors (for tests).
+    package var registeredCount: Int {
+        assertOnQueue()
+        return handlers.count
+    }
+
+    @inline(__always) private func assertOnQueue() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(queue))
+        #endif
+    }
+}
+
+/// Identifies, on a worker's queue, which worker that is.
+private let labelKey = DispatchSpecificKey<String>()
+
+/// A fixed set of ``IOWorker``s that new connections are spread across, in turn.
+///
+///     let workers = try IOWorkerGroup(count: 2)
+///     let connection = SocketConnection(socket: accepted, worker: workers.next())
+public final class IOWorkerGroup: Sendable {
+    /// The workers, in the order ``next()`` hands them out.
+    public let workers: [IOWorker]
+    private let nextIndex = Atomic<Int>(0)
+
+    /// Creates `count` workers, labelled `whisker.worker.0`, `.1`, ….
+    /// - Parameter count: How many; at least 1.
+    public init(count: Int) throws(SocketError) {
+        var workers: [IOWorker] = []
+        for index in 0..<max(1, count) { workers.append(try IOWorker(label: "whisker.worker.\(index)")) }
+        self.workers = workers
+    }
+
+    /// The worker for the next connection (round robin).
+    public func next() -> IOWorker {
+        let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
+        return workers[Int(UInt(bitPattern: index) % UInt(workers.count))]
+    }
+
+    /// One worker per processor this process may run on (its CPU affinity, as `taskset` sets it).
+    public static var defaultCount: Int { Int(whisker_available_processors()) }
+}

@@ -1,0 +1,35 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import WhiskerSockets
+
+/// A loopback TCP connection: the client's blocking descriptor and the server side as a `SocketConnection`.
+func connectedPair(clientReceiveBuffer: Int32? = nil, serverSendBuffer: Int32? = nil) async throws -> (Int32, QueueBound<SocketConnection>) {
+    let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
+    defer { listener.stop() }
+    let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
+    listener.start { continuation.yield($0) }
+    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    if var size = clientReceiveBuffer { setsockopt(client, SOL_SOCKET, SO_RCVBUF, &size, 4) }
+    try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
+        #expect(connect(client, address, length) == 0)
+    }
+    var iterator = accepted.makeAsyncIterator()
+    let socket = try #require(await iterator.next())
+    if var size = serverSendBuffer { setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, 4) }
+    let connection = SocketConnection(socket: socket, worker: try IOWorker())
+    return (client, QueueBound(connection, queue: connection.queue))
+}
+
+/// Reads until end of stream; stops at an error (a reset) with what arrived before it.
+func readAll(_ fd: Int32) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { return bytes }
+        bytes += chunk[0..<count]
+    }
+}
