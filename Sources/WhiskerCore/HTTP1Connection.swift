@@ -43,7 +43,7 @@ final class HTTP1Connection {
         self.socket = socket
         self.context = context
         self.parser = HTTP1RequestParser(limits: context.configuration.limits)
-        self.timer = ConnectionTimer(queue: socket.queue)
+        self.timer = ConnectionTimer(worker: socket.worker)
         self.executor = socket.worker.executor
     }
 

@@ -86,7 +86,7 @@ final class HTTP2Connection: ResponseWriting {
         self.session = try HTTP2Session(
             settings: settings, maxHeaderFields: context.configuration.limits.maxHeaderCount,
             upgradeSettings: upgrade?.settings, upgradeIsHEAD: upgrade?.isHEAD ?? false)
-        self.timer = ConnectionTimer(queue: socket.queue)
+        self.timer = ConnectionTimer(worker: socket.worker)
         self.executor = executor
     }
 

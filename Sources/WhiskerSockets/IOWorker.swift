@@ -32,6 +32,8 @@ public final class IOWorker: @unchecked Sendable {
     private let selector: EpollSelector
     private let source: any DispatchSourceRead
     private var handlers: [Int32: any IOReadinessHandler] = [:]
+    /// The armed deadlines of the worker's connections, behind one Dispatch timer.
+    let deadlines: WorkerDeadlines
 
     /// Creates a worker with its queue (on Dispatch's global pool) and epoll set.
     /// - Parameter label: The queue's label, as debuggers and `perf` show it.
@@ -42,6 +44,7 @@ public final class IOWorker: @unchecked Sendable {
         queue.setSpecific(key: labelKey, value: label)
         self.queue = queue
         self.executor = DispatchQueueExecutor(queue: queue)
+        self.deadlines = WorkerDeadlines(queue: queue)
         let selector = try EpollSelector()
         self.selector = selector
         source = DispatchSource.makeReadSource(fileDescriptor: selector.fd, queue: queue)
