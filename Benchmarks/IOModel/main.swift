@@ -1,7 +1,9 @@
 // Which libdispatch I/O model should a connection use? The same minimal keep-alive HTTP server
-// (a fixed 13-byte response per request) written twice: with read/write sources over
-// non-blocking syscalls (what WhiskerSockets does), and with a DispatchIO stream channel.
-// Build: swiftc -O main.swift -o io-model    Run: ./io-model sources|io PORT    Load: wrk on loopback.
+// (a fixed 13-byte response per request) written three times: with a read source per connection
+// over non-blocking syscalls, with a DispatchIO stream channel, and with a few epoll workers
+// (Epoll.swift: one queue and one epoll set each, one read source on the epoll descriptor).
+// Build: swiftc -O *.swift -o io-model    Run: ./io-model sources|io|epoll PORT [WORKERS]
+// Load: wrk on loopback; measure.sh runs the comparison.
 // This is a measurement aid, not part of the library; see README.md beside it for the results.
 import Dispatch
 import Glibc
@@ -85,8 +87,11 @@ final class IOConnection {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let port = UInt16(arguments[2]), ["sources", "io"].contains(arguments[1]) else {
-    print("usage: io-model sources|io PORT")
+let model = arguments.count > 1 ? arguments[1] : ""
+let workerCount = arguments.count == 4 ? Int(arguments[3]) ?? 0 : 1
+guard arguments.count == 3 || (arguments.count == 4 && model == "epoll"), let port = UInt16(arguments[2]),
+      ["sources", "io", "epoll"].contains(model), workerCount > 0 else {
+    print("usage: io-model sources|io PORT   or   io-model epoll PORT [WORKERS (default 1)]")
     exit(2)
 }
 signal(SIGPIPE, SIG_IGN)
@@ -97,24 +102,35 @@ var address = sockaddr_in()
 address.sin_family = sa_family_t(AF_INET)
 address.sin_port = port.bigEndian
 address.sin_addr.s_addr = inet_addr("127.0.0.1")
-_ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-listen(listener, 1024)
+let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+guard bound == 0, listen(listener, 1024) == 0 else {
+    perror("io-model: bind/listen 127.0.0.1:\(port)")
+    exit(1)
+}
 _ = fcntl(listener, F_SETFL, O_NONBLOCK)
 
 nonisolated(unsafe) var connections: [AnyObject] = []
 let acceptQueue = DispatchQueue(label: "accept")
 let acceptSource = DispatchSource.makeReadSource(fileDescriptor: listener, queue: acceptQueue)
-let useSources = arguments[1] == "sources"
+let workers = model == "epoll" ? (0..<workerCount).map { EpollWorker(index: $0) } : []
+nonisolated(unsafe) var nextWorker = 0
 acceptSource.setEventHandler {
     while true {
         let fd = accept(listener, nil, nil)
         guard fd >= 0 else { return }
         _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if model == "epoll" {
+            // Round-robin; the worker's own queue adds the descriptor to its epoll set.
+            let worker = workers[nextWorker % workers.count]
+            nextWorker += 1
+            worker.queue.async { worker.add(fd) }
+            continue
+        }
         let queue = DispatchQueue(label: "connection", target: .global())
-        connections.append(useSources ? SourceConnection(fd: fd, queue: queue) : IOConnection(fd: fd, queue: queue))
+        connections.append(model == "sources" ? SourceConnection(fd: fd, queue: queue) : IOConnection(fd: fd, queue: queue))
     }
 }
 acceptSource.resume()
-print("io-model \(arguments[1]) listening on 127.0.0.1:\(port)")
+print("io-model \(model)\(model == "epoll" ? " (\(workerCount) workers)" : "") listening on 127.0.0.1:\(port)")
 dispatchMain()

@@ -1,0 +1,123 @@
+// The third model: a few epoll workers. A worker is one serial queue and one epoll set holding the
+// connections it was given (level-triggered EPOLLIN, EPOLLOUT added only while a response waits on
+// a full socket buffer). One Dispatch read source watches the epoll descriptor; when it fires, the
+// worker takes the ready connections 64 at a time (epoll_wait with a timeout of 0) and serves them
+// all on its queue: read(2), the same trivial parsing as the other models, send(2).
+import Dispatch
+import Glibc
+
+// Glibc's Swift module map leaves out <sys/epoll.h>: the three calls are looked up in libc and
+// called through C function pointers; the constants and struct epoll_event are spelled out.
+private func libcFunction<T>(_ name: String, as type: T.Type) -> T {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), name) else { fatalError("libc has no \(name)") }
+    return unsafeBitCast(symbol, to: type)
+}
+let epollCreate1 = libcFunction("epoll_create1", as: (@convention(c) (Int32) -> Int32).self)
+let epollCtl = libcFunction("epoll_ctl", as: (@convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32).self)
+let epollWait = libcFunction("epoll_wait", as: (@convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32).self)
+let EPOLLIN: UInt32 = 0x001, EPOLLOUT: UInt32 = 0x004, EPOLLERR: UInt32 = 0x008, EPOLLHUP: UInt32 = 0x010
+let EPOLL_CTL_ADD: Int32 = 1, EPOLL_CTL_DEL: Int32 = 2, EPOLL_CTL_MOD: Int32 = 3
+
+/// struct epoll_event with the fd in the low half of its 64-bit data (little-endian); the struct is
+/// packed (12 bytes) on x86_64 and naturally aligned (16 bytes) elsewhere.
+struct EpollEvent {
+    var events: UInt32 = 0
+    #if !arch(x86_64)
+    var padding: UInt32 = 0
+    #endif
+    var fd: Int32 = -1
+    var high: UInt32 = 0
+}
+
+final class EpollConnection {
+    let fd: Int32
+    var pending: [UInt8] = []
+    var unsent: [UInt8] = []
+    var watchingWrites = false
+
+    init(fd: Int32) { self.fd = fd }
+}
+
+/// Its state is used on `queue` only (the acceptor hands it descriptors with `queue.async { add(fd) }`).
+final class EpollWorker: @unchecked Sendable {
+    let queue: DispatchQueue
+    let epfd = epollCreate1(O_CLOEXEC)
+    var source: (any DispatchSourceRead)?
+    var connections: [Int32: EpollConnection] = [:]
+    var events = [EpollEvent](repeating: EpollEvent(), count: 64)
+    var scratch = [UInt8](repeating: 0, count: 65536)
+
+    init(index: Int) {
+        precondition(epfd >= 0, "epoll_create1 failed")
+        queue = DispatchQueue(label: "worker \(index)")
+        let source = DispatchSource.makeReadSource(fileDescriptor: epfd, queue: queue)
+        source.setEventHandler { [unowned self] in poll() }
+        source.resume()
+        self.source = source
+    }
+
+    /// On `queue`: the connection joins this worker's epoll set.
+    func add(_ fd: Int32) {
+        connections[fd] = EpollConnection(fd: fd)
+        control(EPOLL_CTL_ADD, fd, EPOLLIN)
+    }
+
+    func control(_ operation: Int32, _ fd: Int32, _ interest: UInt32) {
+        var event = EpollEvent(events: interest, fd: fd)
+        _ = epollCtl(epfd, operation, fd, &event)
+    }
+
+    func poll() {
+        var ready: Int32 = 0
+        repeat {
+            ready = events.withUnsafeMutableBytes { epollWait(epfd, $0.baseAddress, Int32(64), 0) }
+            for index in 0..<max(Int(ready), 0) {
+                let event = events[index]
+                // A connection closed earlier in this batch has left the table: skip its events.
+                guard let connection = connections[event.fd] else { continue }
+                if event.events & EPOLLOUT != 0 && !flush(connection) { continue }
+                if event.events & (EPOLLIN | EPOLLERR | EPOLLHUP) != 0 { readable(connection) }
+            }
+        } while ready == 64
+    }
+
+    func readable(_ connection: EpollConnection) {
+        let n = scratch.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress, $0.count) }
+        if n <= 0 {
+            if n < 0 && errno == EAGAIN { return }
+            drop(connection)
+            return
+        }
+        connection.pending += scratch[0..<n]
+        let (count, consumed) = completeHeads(connection.pending, from: 0)
+        connection.pending.removeFirst(consumed)
+        guard count > 0 else { return }
+        let wasEmpty = connection.unsent.isEmpty
+        for _ in 0..<count { connection.unsent += response }
+        if wasEmpty { _ = flush(connection) }
+    }
+
+    /// Sends what the connection has waiting; watches EPOLLOUT only while some of it is left.
+    /// Returns false if the connection was closed.
+    func flush(_ connection: EpollConnection) -> Bool {
+        let n = connection.unsent.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n < 0 && errno != EAGAIN && errno != EINTR {
+            drop(connection)
+            return false
+        }
+        if n > 0 { connection.unsent.removeFirst(n) }
+        let watch = !connection.unsent.isEmpty
+        if watch != connection.watchingWrites {
+            connection.watchingWrites = watch
+            control(EPOLL_CTL_MOD, connection.fd, watch ? EPOLLIN | EPOLLOUT : EPOLLIN)
+        }
+        return true
+    }
+
+    /// Leaves the epoll set before the descriptor is closed.
+    func drop(_ connection: EpollConnection) {
+        control(EPOLL_CTL_DEL, connection.fd, 0)
+        close(connection.fd)
+        connections[connection.fd] = nil
+    }
+}
