@@ -4,9 +4,11 @@ import WhiskerCore
 import WhiskerSockets
 import WhiskerTesting
 
-/// A server on 127.0.0.1 port 0 with test-friendly defaults.
+/// A server on 127.0.0.1 port 0 with test-friendly defaults, and two I/O workers whatever the
+/// machine, so that every in-process test also runs connections on more than one worker.
 func makeServer(_ configure: (inout WhiskerServer.Configuration) -> Void = { _ in }) -> WhiskerServer {
     var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: 0)
+    configuration.workers = 2
     var logger = Logger(label: "whisker.test")
     logger.logLevel = .critical
     configuration.logger = logger
