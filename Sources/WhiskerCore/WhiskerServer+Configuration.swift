@@ -31,6 +31,15 @@ extension WhiskerServer {
         public var limits: Limits
         /// How long the server waits for a slow peer.
         public var timeouts: Timeouts
+        /// Byte ranges (RFC 9110 §14), on by default: a 200 to GET (or HEAD) with a known length and
+        /// no `Content-Encoding` says `Accept-Ranges: bytes`, and a request with one
+        /// `Range: bytes=first-last`, `first-` or `-suffix` gets 206 with `Content-Range` and only
+        /// those bytes (a streamed body is cut as it flows), or 416 when the range starts past the
+        /// end. Several ranges, a malformed `Range` or an `If-Range` that does not match the
+        /// response's `ETag` or `Last-Modified` get the whole 200. A handler that answers 206
+        /// itself (with `Content-Range`) or says `Accept-Ranges: none` is left alone. This is what
+        /// lets browsers seek in a video a handler returns.
+        public var servesByteRanges = true
         /// How many I/O workers serve the connections: each is a serial queue with the epoll set of
         /// the connections it was given (in turn, as they are accepted), so a connection's reads,
         /// writes, timers and handler tasks all run on one worker. One per processor by default.

@@ -28,6 +28,13 @@ request "$BASE/api/emoji?count=100"
 check_eq "count=100: status is 200" 200 "$STATUS"
 check_eq "count=100: body is exactly 100 cat emoji" 100 "$(count_cats "$(cat "$BODY")")"
 check_eq "count=100: content-length is 400" 400 "$(header content-length)"
+check_eq "count=100: one cat repeated (as the talk's String(repeating:count:))" 1 "$(distinct_characters "$(cat "$BODY")")"
+# One cat chosen at random per request: over 40 requests more than one of the ten shows up
+# (all 40 the same by chance: 10 x (1/10)^40).
+seen=""
+for _ in $(seq 40); do seen+=$("${CURL[@]}" "$BASE/api/emoji"); done
+check_eq "40 requests: every body is one cat from the talk's set" 40 "$(count_cats "$seen")"
+check "40 requests: the cat is chosen at random (more than one kind seen)" test "$(distinct_characters "$seen")" -gt 1
 
 echo "Bad counts get 400 with a readable text/plain message"
 # Out of range: CatHandler answers with the documented 400.

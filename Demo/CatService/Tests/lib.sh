@@ -29,8 +29,8 @@ if [[ -z $CAT_SERVICE || ! -x $CAT_SERVICE ]]; then
     exit 2
 fi
 
-# The cats that GET /api/emoji picks from (CatHandler.cats); each is 4 bytes of UTF-8.
-CATS="😺😸😹😻😼😽🙀😿😾🐈"
+# The cats that GET /api/emoji picks from (CatHandler.cats, the WWDC23 talk's set); each is 4 bytes of UTF-8.
+CATS="🐱😹😻🙀😿😽😸😺😾😼"
 
 # Every request goes to 127.0.0.1, never through a proxy, and gives up after 10 seconds.
 CURL=(curl --silent --show-error --noproxy '*' --max-time 10)
@@ -101,6 +101,15 @@ count_cats() {
         fi
     done
     echo "${#s}"
+}
+
+# distinct_characters STRING: how many different characters STRING has.
+distinct_characters() {
+    local s=$1 i seen=""
+    for ((i = 0; i < ${#s}; i++)); do
+        if [[ $seen != *"${s:i:1}"* ]]; then seen+=${s:i:1}; fi
+    done
+    echo "${#seen}"
 }
 
 # is_running PID: true while PID is alive and not yet a zombie.

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# ranges.sh: byte ranges of /api/clip as a browser or media player asks for them (RFC 9110 §14):
+# every single-range form compared byte for byte with dd of the file, 416, several or malformed
+# ranges answered whole, If-Range, HEAD, and the same over HTTP/2.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+start_server
+size=$(wc -c <"$CAT_MP4" | tr -d ' ')
+CLIP="$BASE/api/clip"
+
+# range_is DESC RANGE FIRST COUNT [CURL-ARGS...]: 206, Content-Range and the bytes dd cuts from the file.
+range_is() {
+    local desc=$1 range=$2 first=$3 count=$4
+    shift 4
+    request "$@" -H "Range: bytes=$range" "$CLIP"
+    check_eq "$desc: 206" 206 "$STATUS"
+    check_eq "$desc: Content-Range" "bytes $first-$((first + count - 1))/$size" "$(header content-range)"
+    check_eq "$desc: Content-Length" "$count" "$(header content-length)"
+    dd if="$CAT_MP4" of="$WORK/expected" bs=1 skip="$first" count="$count" status=none
+    check "$desc: the bytes are the file's, as dd cuts them" cmp "$BODY" "$WORK/expected"
+}
+
+request "$CLIP"
+check_eq "a whole 200 says Accept-Ranges: bytes" bytes "$(header accept-ranges)"
+range_is "first-last (bytes=1000-1999)" 1000-1999 1000 1000
+range_is "first- (bytes=300000-)" 300000- 300000 $((size - 300000))
+range_is "-suffix (bytes=-500)" -500 $((size - 500)) 500
+range_is "a last past the end is clamped (bytes=$((size - 10))-99999999)" "$((size - 10))-99999999" $((size - 10)) 10
+range_is "over HTTP/2 (h2c)" 4096-8191 4096 4096 --http2-prior-knowledge
+
+request -H "Range: bytes=$size-" "$CLIP"
+check_eq "a range starting at the end: 416" 416 "$STATUS"
+check_eq "416 says the length: Content-Range bytes */$size" "bytes */$size" "$(header content-range)"
+request -H "Range: bytes=0-9,20-29" "$CLIP"
+check_eq "two ranges: the whole 200 (multipart/byteranges is not served)" "200 $size" "$STATUS $(wc -c <"$BODY" | tr -d ' ')"
+request -H "Range: bytes=9-0" "$CLIP"
+check_eq "a malformed range (last before first): ignored, 200" 200 "$STATUS"
+request -H "Range: lines=1-2" "$CLIP"
+check_eq "another unit: ignored, 200" 200 "$STATUS"
+
+request -H "Range: bytes=0-99" -H "If-Range: \"no-such-tag\"" "$CLIP"
+check_eq "If-Range that does not match: the whole 200" "200 $size" "$STATUS $(wc -c <"$BODY" | tr -d ' ')"
+
+head_result=$("${CURL[@]}" --head -H "Range: bytes=0-99" -o /dev/null -w '%{http_code} %{size_download}' "$CLIP" || true)
+check_eq "HEAD with a range mirrors GET: 206, no body" "206 0" "$head_result"
+request --head -H "Range: bytes=0-99" "$CLIP"
+check_eq "HEAD with a range: its Content-Range" "bytes 0-99/$size" "$(header content-range)"
+
+request -H "Range: bytes=0-0" "$BASE/api/emoji?count=2"
+check_eq "any GET route: the first byte of the cats" "206 1" "$STATUS $(wc -c <"$BODY" | tr -d ' ')"
