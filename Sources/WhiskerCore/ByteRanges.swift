@@ -79,12 +79,13 @@ enum RangeAnswer: Equatable, Sendable {
     /// representation (RFC 9110 allows ignoring `Range`; browsers and media players ask for one).
     /// An `If-Range` that does not match the response's `ETag` (strongly) or `Last-Modified`
     /// (exactly) also gets the whole representation.
-    static func decide(_ request: HTTPRequest, _ response: HTTPResponse, length: Int64?) -> RangeAnswer {
+    static func decide(_ request: HTTPRequest, _ response: HTTPResponse, length: Int64?, asksRange: Bool = true) -> RangeAnswer {
         let fields = response.headerFields
         guard request.method == .get || request.method == .head, response.status == .ok, let length,
               fields[.contentEncoding] == nil, fields[.contentRange] == nil,
               fields[.acceptRanges]?.lowercased() != "none"
         else { return .whole(advertises: false) }
+        guard asksRange else { return .whole(advertises: true) }
         let ranges = request.headerFields[values: .range]
         guard ranges.count == 1, let specs = ByteRangeSpec.parse(ranges[0]), specs.count == 1,
               ifRangeMatches(request.headerFields[.ifRange], response: fields)
@@ -109,17 +110,19 @@ extension Response {
     /// This response as it answers `request`'s `Range` header: unchanged, with `Accept-Ranges`,
     /// as a 206 of the selected bytes (a streamed body is cut as it flows, never collected), or as
     /// a 416.
-    func answeringRange(of request: HTTPRequest) -> Response {
+    /// - Parameter asksRange: Whether the request has a `Range` field (a plain request only gets
+    ///   `Accept-Ranges`).
+    func answeringRange(of request: HTTPRequest, asksRange: Bool = true) -> Response {
         let length: Int64? = switch body.storage {
         case .empty: 0
         case .bytes(let bytes): Int64(bytes.count)
         case .stream(let length, _): length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
         }
-        switch RangeAnswer.decide(request, head, length: length) {
+        switch RangeAnswer.decide(request, head, length: length, asksRange: asksRange) {
         case .whole(let advertises):
-            guard advertises else { return self }
+            guard advertises, head.headerFields[.acceptRanges] == nil else { return self }
             var response = self
-            response.head.headerFields[.acceptRanges] = "bytes"
+            response.head.headerFields.append(HTTPField(name: .acceptRanges, value: "bytes"))
             return response
         case .unsatisfiable(let length):
             return Response(

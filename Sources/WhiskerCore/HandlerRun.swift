@@ -73,8 +73,8 @@ extension ServerContext {
         let requestContext = RequestContext(
             peer: request.peer, httpVersion: httpVersion, tls: tls,
             requestID: RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs))
-        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs, ranges = configuration.servesByteRanges, observer] in
-            await runHandler(route, request: request, target: target, context: requestContext, echoesRequestID: echoesID, servesRanges: ranges, logger: logger, accessLog: accessLog, observer: observer)
+        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs, ranges = configuration.servesByteRanges, etags = configuration.generatesETags, observer] in
+            await runHandler(route, request: request, target: target, context: requestContext, echoesRequestID: echoesID, servesRanges: ranges, generatesETags: etags, logger: logger, accessLog: accessLog, observer: observer)
         }
     }
 }
@@ -86,16 +86,16 @@ extension ServerContext {
 /// with a ``RequestObserver`` the request is observed (measured, traced).
 func runHandler(
     _ route: Route, request: Request, target: some ResponseTarget, context: RequestContext, echoesRequestID: Bool,
-    servesRanges: Bool, logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
+    servesRanges: Bool, generatesETags: Bool, logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
 ) async {
     let started = accessLog == nil ? nil : ContinuousClock.now
     let (status, bytes) = await RequestContext.$current.withValue(context) {
         let requestID = echoesRequestID ? context.requestID : nil
         guard let observer else {
-            return await respond(route.handler, request: request, target: target, requestID: requestID, servesRanges: servesRanges, logger: logger)
+            return await respond(route.handler, request: request, target: target, requestID: requestID, servesRanges: servesRanges, generatesETags: generatesETags, logger: logger)
         }
         return await observer.observe(request, route: route.template, context: context) {
-            await respond(route.handler, request: request, target: target, requestID: requestID, servesRanges: servesRanges, logger: logger)
+            await respond(route.handler, request: request, target: target, requestID: requestID, servesRanges: servesRanges, generatesETags: generatesETags, logger: logger)
         }
     }
     if let accessLog, let started {
@@ -109,9 +109,13 @@ func runHandler(
 }
 
 /// The response of `handler`, sent; returns its status and how many body bytes were written.
-/// `requestID`, if given, goes into the response's `X-Request-ID`; with `servesRanges`, the
-/// response answers the request's `Range` header (see ``Response/answeringRange(of:)``).
-private func respond(_ handler: HTTPHandler, request: Request, target: some ResponseTarget, requestID: String?, servesRanges: Bool, logger: Logger) async -> (Int, Int) {
+/// `requestID`, if given, goes into the response's `X-Request-ID`. Then, in RFC 9110's order: with
+/// `generatesETags` an in-memory 200 gets an `ETag`, the request's preconditions are answered
+/// (304, 412), and with `servesRanges` its `Range` header (206, 416).
+private func respond(
+    _ handler: HTTPHandler, request: Request, target: some ResponseTarget, requestID: String?,
+    servesRanges: Bool, generatesETags: Bool, logger: Logger
+) async -> (Int, Int) {
     var response: Response
     do {
         response = try await handler(request)
@@ -124,7 +128,10 @@ private func respond(_ handler: HTTPHandler, request: Request, target: some Resp
     if let requestID, response.head.headerFields[RequestContext.requestIDField] == nil {
         response.head.headerFields[RequestContext.requestIDField] = requestID
     }
-    if servesRanges { response = response.answeringRange(of: request.head) }
+    let asks = ConditionalHeaders(request.head.headerFields)
+    if generatesETags { response = response.withGeneratedETag(for: request.head) }
+    if asks.hasPreconditions { response = response.answeringPreconditions(of: request.head) }
+    if servesRanges { response = response.answeringRange(of: request.head, asksRange: asks.hasRange) }
     let status = response.head.status.code
     let length: Int64?
     let write: @Sendable (ResponseBodyWriter) async throws -> Void

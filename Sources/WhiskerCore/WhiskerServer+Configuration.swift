@@ -40,6 +40,13 @@ extension WhiskerServer {
         /// itself (with `Content-Range`) or says `Accept-Ranges: none` is left alone. This is what
         /// lets browsers seek in a video a handler returns.
         public var servesByteRanges = true
+        /// Strong `ETag`s for responses whose body is in memory, on by default: a 200 to GET or HEAD
+        /// without an `ETag` gets one made from its bytes (length and a 64-bit FNV-1a hash), so that
+        /// `If-None-Match` can answer 304 and `If-Range` can match. An `ETag` the handler sets (one
+        /// the OpenAPI document declares, say) is kept; streamed bodies get none (their bytes are
+        /// not known before the head goes out). Preconditions (`If-None-Match`, `If-Match`, and
+        /// `If-Modified-Since` equal to `Last-Modified`) are answered whatever this says.
+        public var generatesETags = true
         /// How many I/O workers serve the connections: each is a serial queue with the epoll set of
         /// the connections it was given (in turn, as they are accepted), so a connection's reads,
         /// writes, timers and handler tasks all run on one worker. One per processor by default.

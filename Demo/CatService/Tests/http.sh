@@ -12,8 +12,12 @@ for path in /api/emoji /api/clip; do
     cp "$HEADERS" "$WORK/get-headers"
     request --head "$BASE$path"
     check_eq "HEAD $path: status is 200" 200 "$STATUS"
+    # The cat is chosen anew for each request, and the ETag is made from the bytes: it is compared
+    # only for the clip, whose bytes never change.
+    drop='^$'
+    if [[ $path == /api/emoji ]]; then drop='^etag:'; fi
     check_eq "HEAD $path: same headers as GET (Date aside)" \
-        "$(normalized_headers "$WORK/get-headers")" "$(normalized_headers "$HEADERS")"
+        "$(normalized_headers "$WORK/get-headers" | grep -v "$drop")" "$(normalized_headers "$HEADERS" | grep -v "$drop")"
     # curl --head never reads a body, so ask on a raw connection whether one is sent.
     raw_request "HEAD $path HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" >"$WORK/raw"
     check_match "HEAD $path (raw): status line is 200" '^HTTP/1\.1 200 ' "$(head -n1 "$WORK/raw")"

@@ -11,6 +11,9 @@ struct CatHandler: APIProtocol {
 
     /// The bytes of the bundled `cat.mp4`, loaded once.
     let clip: ArraySlice<UInt8>
+    /// The clip's strong entity tag (its length and a 64-bit FNV-1a hash of its bytes), which
+    /// `ClipValidatorMiddleware` sends as `getClip`'s `ETag`.
+    let clipETag: String
 
     /// Loads the clip from the module's resource bundle.
     /// - Throws: ``MissingResourceError`` if `cat.mp4` is not in the bundle or cannot be read.
@@ -19,10 +22,21 @@ struct CatHandler: APIProtocol {
             throw MissingResourceError(name: "cat.mp4", underlying: nil)
         }
         do {
-            self.clip = ArraySlice(try Data(contentsOf: url))
+            self.init(clip: ArraySlice(try Data(contentsOf: url)))
         } catch {
             throw MissingResourceError(name: url.path, underlying: error)
         }
+    }
+
+    /// Serves `clip` as the clip.
+    init(clip: ArraySlice<UInt8>) {
+        self.clip = clip
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in clip {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        clipETag = "\"\(String(clip.count, radix: 16))-\(String(hash, radix: 16))\""
     }
 
     /// `GET /emoji`: one cat chosen at random, repeated `count` times, as plain text (as the talk's
@@ -37,7 +51,8 @@ struct CatHandler: APIProtocol {
         return .ok(.init(body: .plainText(HTTPBody(String(repeating: chosen, count: count)))))
     }
 
-    /// `GET /clip`: the bundled MP4, with its length known up front.
+    /// `GET /clip`: the bundled MP4, with its length known up front (which lets the server answer
+    /// `Range` requests).
     func getClip(_ input: Operations.getClip.Input) async throws -> Operations.getClip.Output {
         .ok(.init(body: .video_mp4(HTTPBody(clip, length: .known(Int64(clip.count))))))
     }

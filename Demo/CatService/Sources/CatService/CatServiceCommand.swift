@@ -192,10 +192,11 @@ struct CatServiceCommand: AsyncParsableCommand {
         } ?? (settings.cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
         let server = WhiskerServer(configuration: configuration)
         let transport = WhiskerTransport(server)
-        try CatHandler().registerHandlers(
+        let handler = try CatHandler()
+        try handler.registerHandlers(
             on: transport,
             serverURL: try Servers.Server1.url(),
-            middlewares: [EmojiCountErrorMiddleware()]
+            middlewares: [EmojiCountErrorMiddleware(), ClipValidatorMiddleware(etag: handler.clipETag)]
         )
         try metrics?.register(on: server)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ranges.sh: byte ranges of /api/clip as a browser or media player asks for them (RFC 9110 §14):
-# every single-range form compared byte for byte with dd of the file, 416, several or malformed
-# ranges answered whole, If-Range, HEAD, and the same over HTTP/2.
+# media.sh: /api/clip as a browser or media player fetches it. Byte ranges (RFC 9110 §14): every
+# single-range form compared byte for byte with dd of the file, 416, several or malformed ranges
+# answered whole, If-Range, HEAD, HTTP/2. Validators (§13): the clip's ETag, If-None-Match -> 304,
+# If-Match -> 412, and the ETag Whisker makes for an in-memory body.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 start_server
@@ -48,3 +49,25 @@ check_eq "HEAD with a range: its Content-Range" "bytes 0-99/$size" "$(header con
 
 request -H "Range: bytes=0-0" "$BASE/api/emoji?count=2"
 check_eq "any GET route: the first byte of the cats" "206 1" "$STATUS $(wc -c <"$BODY" | tr -d ' ')"
+
+request "$CLIP"
+etag=$(header etag)
+check_match "the clip has a strong ETag (set by ClipValidatorMiddleware, unencoded)" '^"[0-9a-f]+-[0-9a-f]+"$' "$etag"
+request -H "If-None-Match: $etag" "$CLIP"
+check_eq "If-None-Match with the clip's ETag: 304" 304 "$STATUS"
+check_eq "304: no body" 0 "$(wc -c <"$BODY" | tr -d ' ')"
+check_eq "304: the ETag again" "$etag" "$(header etag)"
+check_eq "304: no Content-Type (representation fields are left out)" "" "$(header content-type)"
+request -H "If-None-Match: W/$etag" "$CLIP"
+check_eq "If-None-Match compares weakly: W/ of the tag is 304 too" 304 "$STATUS"
+request -H "If-None-Match: \"other\"" "$CLIP"
+check_eq "If-None-Match with another tag: 200" 200 "$STATUS"
+request --http2-prior-knowledge -H "If-None-Match: $etag" "$CLIP"
+check_eq "over HTTP/2: 304" 304 "$STATUS"
+request -H "If-Match: \"other\"" "$CLIP"
+check_eq "If-Match with another tag: 412" 412 "$STATUS"
+range_is "If-Range with the clip's ETag: the range" 100-199 100 100 -H "If-Range: $etag"
+
+request "$BASE/api/emoji"
+emoji_etag=$(header etag)
+check_match "an in-memory body (the cats) gets an ETag from Whisker" '^"4-[0-9a-f]+"$' "$emoji_etag"

@@ -1,0 +1,93 @@
+import HTTPTypes
+
+/// Which of the headers that make a GET conditional or partial a request has, found in one pass
+/// over its fields, so that a plain request (most of them) skips the precondition and range logic.
+struct ConditionalHeaders {
+    var hasPreconditions = false
+    var hasRange = false
+
+    init(_ fields: HTTPFields) {
+        for field in fields {
+            switch field.name {
+            case .ifMatch, .ifNoneMatch, .ifModifiedSince, .ifUnmodifiedSince: hasPreconditions = true
+            case .range: hasRange = true
+            default: continue
+            }
+        }
+    }
+}
+
+extension Response {
+    /// This response with a strong `ETag` made from its bytes, when it is a 200 to GET or HEAD whose
+    /// body is in memory and it has none: the length and a 64-bit FNV-1a hash of the bytes, which
+    /// change whenever the bytes do. An `ETag` the handler set (say, one the OpenAPI document
+    /// declares) is kept.
+    func withGeneratedETag(for request: HTTPRequest) -> Response {
+        guard request.method == .get || request.method == .head, head.status == .ok, head.headerFields[.eTag] == nil,
+              case .bytes(let bytes) = body.storage
+        else { return self }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        var response = self
+        // Known to be absent: appended, not set (which would first look for others).
+        response.head.headerFields.append(HTTPField(name: .eTag, value: "\"\(String(bytes.count, radix: 16))-\(String(hash, radix: 16))\""))
+        return response
+    }
+
+    /// This response as it answers `request`'s preconditions (RFC 9110 §13.2.2), for a 2xx response
+    /// to GET or HEAD: a failed `If-Match` is 412; a matching `If-None-Match` (or, without one, an
+    /// `If-Modified-Since` equal to `Last-Modified`) is 304 with the validators and caching fields
+    /// and no body. Any other response is unchanged.
+    func answeringPreconditions(of request: HTTPRequest) -> Response {
+        guard request.method == .get || request.method == .head, (200..<300).contains(head.status.code) else { return self }
+        let fields = request.headerFields
+        let etag = head.headerFields[.eTag]
+        if let ifMatch = fields[.ifMatch], !EntityTag.list(ifMatch, matches: etag, weak: false) {
+            return Response(status: .preconditionFailed, headerFields: [.contentType: "text/plain; charset=utf-8"],
+                            body: .init(string: "precondition failed: If-Match names no current representation\n"))
+        }
+        let notModified: Bool
+        if let ifNoneMatch = fields[.ifNoneMatch] {
+            notModified = EntityTag.list(ifNoneMatch, matches: etag, weak: true)
+        } else if let since = fields[.ifModifiedSince], let lastModified = head.headerFields[.lastModified] {
+            notModified = since.trimmingOWS() == lastModified.trimmingOWS()
+        } else {
+            notModified = false
+        }
+        guard notModified else { return self }
+        // RFC 9110 §15.4.5: what a cache needs to update its stored response, and nothing of the content.
+        var kept = HTTPFields()
+        for field in head.headerFields where Self.notModifiedFields.contains(field.name) { kept.append(field) }
+        return Response(head: HTTPResponse(status: .notModified, headerFields: kept))
+    }
+
+    private static let notModifiedFields: Set<HTTPField.Name> = [
+        .eTag, .lastModified, .cacheControl, .contentLocation, .expires, .vary, RequestContext.requestIDField,
+    ]
+}
+
+/// Entity-tag comparison (RFC 9110 §8.8.3.2).
+enum EntityTag {
+    /// Whether the comma-separated `list` (or `*`) names `etag`: strong comparison (both strong and
+    /// equal) for `If-Match`, weak comparison (equal but for `W/`) for `If-None-Match`. `*` matches
+    /// any current representation, which a 2xx response to GET is.
+    static func list(_ list: String, matches etag: String?, weak: Bool) -> Bool {
+        let list = list.trimmingOWS()
+        if list == "*" { return true }
+        guard let etag = etag?.trimmingOWS() else { return false }
+        let current = weak ? opaque(etag) : etag
+        guard weak || !etag.hasPrefix("W/") else { return false }
+        for candidate in list.split(separator: ",") {
+            let candidate = candidate.trimmingOWS()
+            if weak ? opaque(candidate) == current : (candidate == current) { return true }
+        }
+        return false
+    }
+
+    private static func opaque(_ tag: some StringProtocol) -> Substring {
+        tag.hasPrefix("W/") ? Substring(tag.dropFirst(2)) : Substring(tag)
+    }
+}
