@@ -8,7 +8,7 @@ extension CatHandler {
     /// Loads the clip from `path` instead of the resource bundle.
     init(clipPath path: String) throws {
         do {
-            self.clip = ArraySlice(try Data(contentsOf: URL(fileURLWithPath: path)))
+            self.init(clip: ArraySlice(try Data(contentsOf: URL(fileURLWithPath: path))))
         } catch {
             throw MissingResourceError(name: path, underlying: error)
         }
