@@ -44,6 +44,8 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # for what is missing, with sudo only when not root. Debian's systemd package brings
 # systemd-socket-activate and systemd-analyze for Demo/CatService/Tests/systemd.sh (installing it
 # in a container does not start systemd); perl (perl-base, always on Debian) is its fake notify socket.
+# Chromium (headless, driven from Python over its DevTools pipe) plays the clip in browser.sh;
+# python3 also writes h2-abuse.sh's hand-made HTTP/2 frames.
 deps:
 	@missing=(); \
 	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
@@ -54,13 +56,15 @@ deps:
 	command -v timeout >/dev/null || missing+=(coreutils); \
 	{ command -v systemd-socket-activate && command -v systemd-analyze; } >/dev/null || missing+=(systemd); \
 	command -v perl >/dev/null || missing+=(perl-base); \
+	command -v python3 >/dev/null || missing+=(python3); \
+	command -v chromium >/dev/null || missing+=(chromium); \
 	if (( $${#missing[@]} )); then \
 	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
 	    echo "deps: installing $${missing[*]}"; \
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium present"; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.
