@@ -18,22 +18,16 @@ struct ConditionalHeaders {
 }
 
 extension Response {
-    /// This response with a strong `ETag` made from its bytes, when it is a 200 to GET or HEAD whose
-    /// body is in memory and it has none: the length and a 64-bit FNV-1a hash of the bytes, which
-    /// change whenever the bytes do. An `ETag` the handler set (say, one the OpenAPI document
-    /// declares) is kept.
+    /// This response with a strong `ETag` made from its bytes (``EntityTag/strong(for:)``), when it
+    /// is a 200 to GET or HEAD whose body is in memory and it has none. An `ETag` the handler set
+    /// is kept.
     func withGeneratedETag(for request: HTTPRequest) -> Response {
         guard request.method == .get || request.method == .head, head.status == .ok, head.headerFields[.eTag] == nil,
               case .bytes(let bytes) = body.storage
         else { return self }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
         var response = self
         // Known to be absent: appended, not set (which would first look for others).
-        response.head.headerFields.append(HTTPField(name: .eTag, value: "\"\(String(bytes.count, radix: 16))-\(String(hash, radix: 16))\""))
+        response.head.headerFields.append(HTTPField(name: .eTag, value: EntityTag.strong(for: bytes)))
         return response
     }
 
@@ -69,8 +63,29 @@ extension Response {
     ]
 }
 
-/// Entity-tag comparison (RFC 9110 §8.8.3.2).
+/// Entity tags: made from bytes, and compared (RFC 9110 §8.8.3.2).
 enum EntityTag {
+    private static let base64URL = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// A strong entity tag for `bytes`: a 64-bit FNV-1a hash of them (with the length mixed in), in
+    /// 11 base64url characters between quotes. Thirteen bytes make a small string, so making one
+    /// allocates nothing.
+    static func strong(for bytes: ArraySlice<UInt8>) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { tag in
+            tag[0] = UInt8(ascii: "\"")
+            for index in 0..<11 {
+                tag[1 + index] = base64URL[Int((hash &>> UInt64(60 - 6 * index)) & 0x3F)]  // 4 bits, then 6 at a time
+            }
+            tag[12] = UInt8(ascii: "\"")
+            return String(decoding: tag, as: UTF8.self)
+        }
+    }
+
     /// Whether the comma-separated `list` (or `*`) names `etag`: strong comparison (both strong and
     /// equal) for `If-Match`, weak comparison (equal but for `W/`) for `If-None-Match`. `*` matches
     /// any current representation, which a 2xx response to GET is.

@@ -70,4 +70,4 @@ range_is "If-Range with the clip's ETag: the range" 100-199 100 100 -H "If-Range
 
 request "$BASE/api/emoji"
 emoji_etag=$(header etag)
-check_match "an in-memory body (the cats) gets an ETag from Whisker" '^"4-[0-9a-f]+"$' "$emoji_etag"
+check_match "an in-memory body (the cats) gets an ETag from Whisker" '^"[A-Za-z0-9_-]{11}"$' "$emoji_etag"

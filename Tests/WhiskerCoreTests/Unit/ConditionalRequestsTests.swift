@@ -13,7 +13,7 @@ import Testing
 
     @Test func generatedETag_DependsOnTheBytes_AndAHandlersOwnWins() {
         let tag = hello.withGeneratedETag(for: get()).head.headerFields[.eTag]
-        #expect(tag?.hasPrefix("\"5-") == true && tag?.hasSuffix("\"") == true)
+        #expect(tag?.utf8.count == 13 && tag?.hasPrefix("\"") == true && tag?.hasSuffix("\"") == true, "\(tag ?? "none")")
         #expect(Response(status: .ok, body: .init(string: "hellp")).withGeneratedETag(for: get()).head.headerFields[.eTag] != tag)
         #expect(hello.withGeneratedETag(for: get()).head.headerFields[.eTag] == tag, "the same bytes, the same tag")
         var own = hello
