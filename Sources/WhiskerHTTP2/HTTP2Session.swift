@@ -43,6 +43,8 @@ package final class HTTP2Session {
     private var headerBlock: HeaderBlock?
     private let maxHeaderListSize: Int
     private let maxHeaderFields: Int
+    /// The highest stream id a client request has opened so far.
+    private var highestRequestStreamID: Int32 = 0
     private var outgoing: [Int32: OutgoingBody] = [:]
     /// Completions of response chunks that nghttp2 has framed, waiting for ``takeOutput()``.
     private var framedCompletions: [() -> Void] = []
@@ -104,6 +106,7 @@ package final class HTTP2Session {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, onBeginFrame)
 
         var option: OpaquePointer?
         nghttp2_option_new(&option)
@@ -129,6 +132,7 @@ package final class HTTP2Session {
         }
         if let upgradeSettings {
             try check(nghttp2_session_upgrade2(created, upgradeSettings, upgradeSettings.count, upgradeIsHEAD ? 1 : 0, nil), "upgrading from HTTP/1.1")
+            highestRequestStreamID = 1
         }
     }
 
@@ -246,8 +250,22 @@ package final class HTTP2Session {
 
     // MARK: Callbacks (called by nghttp2 inside receive and takeOutput, on the same thread)
 
+    /// RFC 9113 §5.1.1: a client's new stream must have a higher id than every stream it opened
+    /// before; HEADERS on a lower id that is not an open stream is a connection error
+    /// (PROTOCOL_ERROR). nghttp2 1.52 does not check this itself, so it is checked here, as each
+    /// frame header arrives, before nghttp2 acts on the frame.
+    fileprivate func beginFrame(_ header: UnsafePointer<nghttp2_frame_hd>) -> Int32 {
+        let streamID = header.pointee.stream_id
+        guard header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue), streamID % 2 == 1, streamID < highestRequestStreamID,
+              nghttp2_session_find_stream(session, streamID) == nil
+        else { return 0 }
+        nghttp2_session_terminate_session(session, UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue))
+        return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+    }
+
     fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) {
         if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+            highestRequestStreamID = max(highestRequestStreamID, frame.pointee.hd.stream_id)
             headerBlock = HeaderBlock(streamID: frame.pointee.hd.stream_id)
         } else {
             headerBlock = nil
@@ -366,6 +384,11 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userDa
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
     if let data { session(userData).dataChunk(streamID: streamID, bytes: UnsafeBufferPointer(start: data, count: length)) }
     return 0
+}
+
+private let onBeginFrame: nghttp2_on_begin_frame_callback = { _, header, userData in
+    guard let header else { return 0 }
+    return session(userData).beginFrame(header)
 }
 
 private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in

@@ -73,6 +73,12 @@ public struct HTTP2Frame: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The last-stream-id of a GOAWAY frame: the highest stream the sender processed.
+    public var lastStreamID: Int32? {
+        guard type == Kind.goAway, payload.count >= 8 else { return nil }
+        return Int32(bitPattern: Self.uint32(payload, at: 0) & 0x7FFF_FFFF)
+    }
+
     /// SETTINGS with the given (identifier, value) pairs, or its acknowledgement.
     public static func settings(_ entries: [(id: UInt16, value: UInt32)] = [], ack: Bool = false) -> HTTP2Frame {
         var payload: [UInt8] = []

@@ -82,6 +82,26 @@ import WhiskerTesting
         }
     }
 
+    // MARK: Stream identifiers
+
+    /// h2spec 5.1.1 #2: HEADERS on stream 5, then on stream 3 (lower, never opened): a connection
+    /// error, GOAWAY(PROTOCOL_ERROR) naming stream 5, then the connection closes. Before, stream 3
+    /// was served.
+    @Test func streamIDLowerThanAnEarlierOne_IsAConnectionError() async throws {
+        let server = makeServer()
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let (socket, reader) = try await connect(to: address)
+            try await send([get("/hello", streamID: 5), get("/hello", streamID: 3)], over: socket)
+            try await reader.read(from: socket) { _ in false }  // until the server closes
+            let goAway = try #require(reader.frames(ofType: HTTP2Frame.Kind.goAway).last)
+            #expect(goAway.errorCode == 1, "PROTOCOL_ERROR")
+            #expect(goAway.lastStreamID == 5, "the last stream processed")
+            #expect(reader.status(3) == nil)
+            #expect(reader.isClosed)
+        }
+    }
+
     // MARK: Streams that would stay open
 
     /// HEADERS without END_STREAM and then nothing: the handler waits for a body that does not
