@@ -160,6 +160,9 @@ public struct HTTP1RequestParser: Sendable {
         if bytes.count > limits.maxHeaderBytes {
             throw HTTPRejection(.requestHeaderFieldsTooLarge, "header block larger than \(limits.maxHeaderBytes) bytes")
         }
+        // The line still arriving: refused now if no valid head could continue it.
+        let partial = UnsafeBufferPointer(rebasing: bytes[lineStart...])
+        if lineStart == 0 { try PartialHeadCheck.requestLine(partial) } else { try PartialHeadCheck.fieldLine(partial) }
         return .needMore(scanned: bytes.count, lineStart: lineStart)
     }
 

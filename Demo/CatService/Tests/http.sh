@@ -71,3 +71,9 @@ check_match "HTTP/1.1 without Host: 400" '^HTTP/1\.1 400 ' "$(head -n1 "$WORK/ra
 echo "The server still answers afterwards"
 request "$BASE/api/emoji"
 check_eq "GET /api/emoji: status is 200" 200 "$STATUS"
+
+echo "A TLS ClientHello on the cleartext port is refused at its first byte, not after the header timeout"
+started=$SECONDS
+raw_request '\x16\x03\x01\x00\x7f\x01\x00\x00' >"$WORK/raw"
+check_match "TLS bytes on the cleartext port: 400" '^HTTP/1\.1 400 ' "$(head -n1 "$WORK/raw")"
+check "… answered at once (well within the 30 s header timeout)" test $((SECONDS - started)) -lt 3

@@ -37,6 +37,9 @@ import WhiskerTesting
         Case(name: "chunk without CRLF after its data", bytes: "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", status: 400),
         Case(name: "unknown HTTP version", bytes: "GET /hello HTTP/2.0\r\nHost: x\r\n\r\n", status: 505),
         Case(name: "malformed request line", bytes: "GET  /hello HTTP/1.1\r\nHost: x\r\n\r\n", status: 400),
+        // Fail-fast: no line end ever comes; the first impossible byte is enough (before, these waited for the header timeout).
+        Case(name: "TLS ClientHello on the cleartext port", bytes: "\u{16}\u{03}\u{01}\u{00}\u{7F}\u{01}\u{00}\u{00}", status: 400),
+        Case(name: "a header name going wrong mid-line", bytes: "GET /hello HTTP/1.1\r\nHost: x\r\nX Y", status: 400),
         Case(name: "unsupported expectation", bytes: "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 1\r\n\r\na", status: 417),
     ]
 

@@ -409,6 +409,24 @@ import WhiskerSockets
         #expect(status("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n") == 400)
     }
 
+    /// Fail-fast: a head is refused at the first byte no valid head could have there, before its
+    /// line ends, so a TLS ClientHello on the cleartext port or noise gets 400 at once instead of
+    /// waiting for the header timeout.
+    @Test(arguments: [
+        "\u{16}\u{03}\u{01}\u{02}\u{00}",  // a TLS ClientHello's first bytes
+        "GE(T", " GET", "GET  /", "GET /a\u{01}", "GET / http", "GET / HTTP/1.1x", "GET / HTTP/x",
+        "GET / HTTP/1.1\r\nHost: x\r\nBad Name", "GET / HTTP/1.1\r\nHost: x\r\n Folded", "GET / HTTP/1.1\r\nX\u{7F}",
+    ])
+    func partialHeadThatCannotBecomeValid_IsRefusedBeforeItsLineEnds(wire: String) {
+        #expect(rejection(wire)?.status.code == 400, "refused without waiting for CRLF")
+    }
+
+    @Test(arguments: ["G", "GET", "GET ", "GET /pets?x=1", "GET / ", "GET / HTT", "GET / HTTP/1.", "GET / HTTP/1.1\r",
+                      "PRI * HTTP/2.0\r", "GET / HTTP/1.1\r\nHo", "GET / HTTP/1.1\r\nHost: a b", "GET / HTTP/1.1\r\nHost: x\r\n\r"])
+    func partialHeadThatCanStillBeValid_WaitsForMore(wire: String) {
+        #expect(rejection(wire) == nil)
+    }
+
     /// The authority of an absolute-form target stands in for Host (RFC 9112 section 3.2.2), so it
     /// gets Host's checks: `http://user@victim.example/` or a list would otherwise reach handlers
     /// and logs as the request's authority.
