@@ -9,7 +9,7 @@ struct ConditionalHeaders {
     init(_ fields: HTTPFields) {
         for field in fields {
             switch field.name {
-            case .ifMatch, .ifNoneMatch, .ifModifiedSince, .ifUnmodifiedSince: hasPreconditions = true
+            case .ifMatch, .ifNoneMatch, .ifModifiedSince: hasPreconditions = true
             case .range: hasRange = true
             default: continue
             }

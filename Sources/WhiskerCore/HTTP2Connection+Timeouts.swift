@@ -88,8 +88,7 @@ extension HTTP2Connection {
                 if deadline <= now {
                     logger.info("HTTP/2 stream's flow-control window stayed closed; resetting it", metadata: ["peer": "\(socket.peer)", "stream": "\(id)"])
                     stream.task?.cancel()
-                    stream.isResponseComplete = true
-                    session.reset(streamID: id, errorCode: 0x8)  // CANCEL
+                    resetStream(id, stream, errorCode: 0x8)  // CANCEL
                     continue
                 }
                 next = min(next, deadline)

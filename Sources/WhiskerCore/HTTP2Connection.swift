@@ -270,8 +270,7 @@ final class HTTP2Connection: ResponseWriting {
         stream.body = nil
         stream.task?.cancel()
         if stream.isResponseStarted {
-            session.reset(streamID: id, errorCode: 0x8)  // CANCEL
-            flush()
+            resetStream(id, stream, errorCode: 0x8)  // CANCEL
         } else {
             writeLocalResponse(ResponseHeadWriter.rejection(rejection), id: id)
         }
@@ -301,8 +300,8 @@ final class HTTP2Connection: ResponseWriting {
     func writeStreamHead(_ head: HTTPResponse, length: Int64?, id streamID: Int32) {
         guard let stream = streams[streamID], !stream.isResponseStarted else { return }
         let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
-        let hasBody = !stream.isHEAD && head.status.code != 204 && head.status.code != 304
-        if hasBody { stream.streamed = StreamedBodyCount(declared: length) }
+        let sendsBody = !stream.isHEAD && head.status.code != 204 && head.status.code != 304
+        if sendsBody { stream.streamed = StreamedBodyCount(declared: length) }
         respond(head, length: length, hasBody: !stream.isHEAD, streamID: streamID)
         flush()
     }
@@ -350,8 +349,14 @@ final class HTTP2Connection: ResponseWriting {
 
     func abortStream(id streamID: Int32) {
         guard let stream = streams[streamID], !stream.isResponseComplete else { return }
-        stream.isResponseComplete = true  // nothing more goes out, and one reset is enough
-        session.reset(streamID: streamID)
+        resetStream(streamID, stream, errorCode: 0x2)  // INTERNAL_ERROR
+    }
+
+    /// Ends a stream from the server's side: nothing more of its response goes out (and a second
+    /// reset is not sent), and the client gets RST_STREAM with `errorCode`.
+    func resetStream(_ streamID: Int32, _ stream: HTTP2Stream, errorCode: UInt32) {
+        stream.isResponseComplete = true
+        session.reset(streamID: streamID, errorCode: errorCode)
         flush()
     }
 

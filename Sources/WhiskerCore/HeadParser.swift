@@ -115,19 +115,8 @@ struct HeadParser {
     /// `field-name ":" OWS field-value OWS`, with the name a token and the value free of
     /// NUL, CR, LF and other controls.
     static func field(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPRejection) -> HTTPField {
-        guard let first = line.first else { throw .badRequest("empty field line") }
-        if first == .space || first == .tab { throw .badRequest("obsolete line folding (obs-fold) in header") }
-        var colon = 0
-        while colon < line.count, line[colon] != .colon {
-            guard line[colon].isTokenCharacter else {
-                if line[colon] == .space || line[colon] == .tab {
-                    throw .badRequest("whitespace between header field name and colon")
-                }
-                throw .badRequest("invalid character in header field name")
-            }
-            colon += 1
-        }
-        guard colon < line.count else { throw .badRequest("header field without a colon") }
+        guard !line.isEmpty else { throw .badRequest("empty field line") }
+        guard let colon = try colonIndex(line) else { throw .badRequest("header field without a colon") }
         guard colon > 0 else { throw .badRequest("empty header field name") }
         var valueStart = colon + 1
         var valueEnd = line.count
@@ -144,6 +133,22 @@ struct HeadParser {
             throw .badRequest("invalid header field name")
         }
         return HTTPField(name: name, value: String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self))
+    }
+
+    /// Where a field line's name ends (its colon), or `nil` when the line has none (yet): every
+    /// byte before it must be a token character, and the line must not start with whitespace
+    /// (obs-fold). Shared by the full parse and ``PartialHeadCheck`` on a line still arriving.
+    static func colonIndex(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPRejection) -> Int? {
+        if let first = line.first, first == .space || first == .tab { throw .badRequest("obsolete line folding (obs-fold) in header") }
+        for index in line.indices {
+            let byte = line[index]
+            if byte == .colon { return index }
+            guard byte.isTokenCharacter else {
+                if byte == .space || byte == .tab { throw .badRequest("whitespace between header field name and colon") }
+                throw .badRequest("invalid character in header field name")
+            }
+        }
+        return nil
     }
 
     /// RFC 9112 section 3.2: `Host = uri-host [ ":" port ]`, where `uri-host` is an IP literal in
