@@ -49,3 +49,18 @@ int whisker_available_processors(void) {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 ? (int)online : 1;
 }
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+unsigned long whisker_release_free_memory(unsigned long threshold) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 info = mallinfo2();
+    if (info.fordblks > threshold) malloc_trim(0);
+    return (unsigned long)info.fordblks;
+#else
+    (void)threshold;
+    return 0;
+#endif
+}

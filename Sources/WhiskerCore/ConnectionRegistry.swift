@@ -25,6 +25,8 @@ struct ServerContext: Sendable {
 final class ConnectionRegistry: Sendable {
     private struct State {
         var connections: [ObjectIdentifier: QueueBound<HTTP1Connection>] = [:]
+        /// Connections being told they are refused (see ``ConnectionRefusal``).
+        var refusing = 0
         var isShuttingDown = false
         var drained: CheckedContinuation<Void, Never>?
     }
@@ -32,6 +34,7 @@ final class ConnectionRegistry: Sendable {
     private let state = Mutex(State())
     private let context: ServerContext
     private let workers: IOWorkerGroup
+    private let memoryRelease = FreedMemoryRelease()
 
     init(context: ServerContext, workers: IOWorkerGroup) {
         self.context = context
@@ -40,8 +43,8 @@ final class ConnectionRegistry: Sendable {
 
     var count: Int { state.withLock { $0.connections.count } }
 
-    /// Serves an accepted socket on the next worker (in turn), or answers 503 and closes it when
-    /// the server is at its connection limit or shutting down.
+    /// Serves an accepted socket on the next worker (in turn), or refuses it (503, or GOAWAY for
+    /// HTTP/2, see ``ConnectionRefusal``) when the server is at its connection limit or shutting down.
     func accept(_ socket: Socket, tls: TLSContext?) {
         let socketConnection = SocketConnection(socket: socket, worker: workers.next())
         let queue = socketConnection.queue
@@ -59,19 +62,26 @@ final class ConnectionRegistry: Sendable {
         }
         let connection = HTTP1Connection(socket: stream, context: context)
         let id = ObjectIdentifier(connection)
-        let admitted = state.withLock { state in
-            guard !state.isShuttingDown, state.connections.count < context.configuration.limits.maxConnections else { return false }
+        let admission = state.withLock { state -> Admission in
+            if state.isShuttingDown || state.connections.count >= context.configuration.limits.maxConnections {
+                guard state.refusing < Self.maxRefusing else { return .dropped }
+                state.refusing += 1
+                return .refused(state.isShuttingDown ? "the server is shutting down" : "the server is at its connection limit")
+            }
             state.connections[id] = QueueBound(connection, queue: queue)
-            return true
+            return .admitted
         }
         let bound = QueueBound(connection, queue: queue)
-        guard admitted else {
-            context.logger.warning("refusing connection: at the connection limit or shutting down", metadata: ["peer": "\(socket.peer)", "limit": "\(context.configuration.limits.maxConnections)"])
-            bound.run { connection in
-                let response = ResponseHeadWriter.rejection(HTTPRejection(.serviceUnavailable, "the server is at its connection limit"))
-                connection.socket.write(HTTP1Connection.closingResponseBytes(response)[...])
-                connection.socket.closeAfterFlush(linger: .milliseconds(500))
-            }
+        switch admission {
+        case .admitted: break
+        case .refused(let reason):
+            context.logger.warning("refusing connection: \(reason)", metadata: ["peer": "\(socket.peer)", "limit": "\(context.configuration.limits.maxConnections)"])
+            let refusal = ConnectionRefusal(stream: stream, reason: reason) { [self] in state.withLock { $0.refusing -= 1 } }
+            let deadline = context.configuration.timeouts.tlsHandshake
+            QueueBound(refusal, queue: queue).run { $0.start(deadline: deadline) }
+            return
+        case .dropped:
+            bound.run { $0.close() }
             return
         }
         bound.run { [self] connection in
@@ -80,7 +90,16 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
+    private enum Admission {
+        case admitted, refused(String), dropped
+    }
+
+    /// The most connections told at once that they are refused; past it, new ones are closed
+    /// without a word (a flood gets no more of the server than that).
+    static let maxRefusing = 256
+
     private func remove(_ id: ObjectIdentifier) {
+        memoryRelease.connectionClosed()
         let drained: CheckedContinuation<Void, Never>? = state.withLock { state in
             state.connections[id] = nil
             guard state.isShuttingDown, state.connections.isEmpty else { return nil }

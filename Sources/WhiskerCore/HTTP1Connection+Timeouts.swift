@@ -4,7 +4,7 @@ import Logging
 
 extension HTTP1Connection {
     enum TimeoutKind {
-        case idle, requestHeader, requestBody, write
+        case handshake, idle, requestHeader, requestBody, write
     }
 
     /// The deadline that applies in the current state, if any. A running handler has none:
@@ -12,6 +12,10 @@ extension HTTP1Connection {
     private func currentDeadline() -> (TimeoutKind, DispatchTime)? {
         guard !isClosing else { return nil }
         let timeouts = context.configuration.timeouts
+        if socket.isHandshaking {
+            // No exchange or idle period has started yet: idleSince is when the socket was accepted.
+            return (.handshake, idleSince.adding(timeouts.tlsHandshake))
+        }
         if let blocked = socket.writeBlockedSince {
             return (.write, blocked.adding(timeouts.write))
         }
@@ -35,6 +39,9 @@ extension HTTP1Connection {
         guard let (kind, deadline) = currentDeadline(), timer.isDue(deadline) else { return }
         let metadata: Logger.Metadata = ["peer": "\(socket.peer)"]
         switch kind {
+        case .handshake:
+            logger.info("TLS handshake not completed in time; closing", metadata: ["peer": "\(socket.peer)", "timeout": "\(context.configuration.timeouts.tlsHandshake)"])
+            close()
         case .idle:
             logger.trace("closing idle connection", metadata: metadata)
             close()

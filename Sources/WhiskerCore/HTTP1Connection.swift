@@ -149,13 +149,28 @@ final class HTTP1Connection {
                 }
             } else {
                 guard buffer.readableBytes > 0 else { return }
-                if nextExchangeID == 0, let settings = context.configuration.http2 {
-                    switch HTTP2Preface.match(buffer) {
-                    case .yes:
+                if nextExchangeID == 0 {
+                    switch (HTTP2Preface.match(buffer), context.configuration.http2) {
+                    case (.needMore, _): return
+                    case (.yes, let settings?):
                         startHTTP2(settings, upgrading: nil)
                         return
-                    case .needMore: return
-                    case .no: break
+                    case (.yes, nil), (.broken, nil):
+                        // An HTTP/2 client with prior knowledge, and HTTP/2 is off: say so in
+                        // its protocol (RFC 9113 §7, HTTP_1_1_REQUIRED), not with a 505 it
+                        // would read as frames.
+                        refuseHTTP2(errorCode: 0xD, reason: "HTTP/2 is off on this server; use HTTP/1.1")
+                        return
+                    case (.broken, _?):
+                        refuseHTTP2(errorCode: 0x1, reason: "invalid connection preface")
+                        return
+                    case (.no, _):
+                        // ALPN said h2, so these bytes cannot be HTTP/1.1: a connection error
+                        // (RFC 9113 §3.4), not a 400 the client would read as frames.
+                        if tlsDetails?.applicationProtocol == "h2" {
+                            refuseHTTP2(errorCode: 0x1, reason: "invalid connection preface")
+                            return
+                        }
                     }
                 }
                 let event: HTTP1RequestParser.Event?
@@ -248,7 +263,7 @@ final class HTTP1Connection {
     /// Answers 405 (`allowed` not empty) or 404, observed like a handled request when a
     /// ``RequestObserver`` is set.
     private func answerRouteMiss(_ head: RequestHead, path: Substring, allowed: [HTTPRequest.Method], exchangeID: UInt64) {
-        let response = ResponseHeadWriter.routeMiss(method: head.request.method, path: path, allowed: allowed)
+        let response = ResponseHeadWriter.routeMiss(method: head.request.method, path: path, allowed: allowed, serverMethods: context.router.methods)
         guard let observer = context.observer else { return writeLocalResponse(response, exchangeID: exchangeID) }
         observer.observeLocalResponse(
             to: head.request, status: response.head.status.code, httpVersion: head.isHTTP11 ? .http1_1 : .http1_0,
@@ -303,6 +318,15 @@ final class HTTP1Connection {
         socket.closeAfterFlush()
     }
 
+    /// SETTINGS and GOAWAY naming no stream, then close: the answer to a client that speaks
+    /// HTTP/2 where it cannot be served (a broken preface, or HTTP/2 off).
+    private func refuseHTTP2(errorCode: UInt32, reason: String) {
+        logger.info("rejected HTTP/2 connection", metadata: ["peer": "\(socket.peer)", "reason": "\(reason)"])
+        isClosing = true
+        socket.write(HTTP2Preface.goAway(errorCode: errorCode, reason: reason)[...])
+        socket.closeAfterFlush(linger: .milliseconds(500))
+    }
+
     /// A complete response with a bytes body and `Connection: close`, as one buffer.
     static func closingResponseBytes(_ response: Response) -> [UInt8] {
         guard case .bytes(let body) = response.body.storage else { return [] }
@@ -344,23 +368,6 @@ final class HTTP1Connection {
         if exchange == nil, buffer.readableBytes == 0, !isClosing {
             isClosing = true
             socket.closeAfterFlush(linger: .milliseconds(500))
-        }
-    }
-}
-
-/// The client connection preface of HTTP/2 (RFC 9113 §3.4), which a client with prior knowledge
-/// (or one that negotiated `h2` in ALPN) sends instead of a request line.
-enum HTTP2Preface {
-    static let bytes = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
-
-    enum Match { case yes, no, needMore }
-
-    /// Whether `buffer` starts with the preface, could still (too few bytes), or does not.
-    static func match(_ buffer: ReadBuffer) -> Match {
-        buffer.withUnsafeReadableBytes { readable in
-            let count = min(readable.count, bytes.count)
-            guard readable.prefix(count).elementsEqual(bytes.prefix(count)) else { return .no }
-            return count == bytes.count ? .yes : .needMore
         }
     }
 }

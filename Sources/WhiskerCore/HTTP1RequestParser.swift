@@ -197,7 +197,7 @@ public struct HTTP1RequestParser: Sendable {
         var size: Int64 = 0
         var index = 0
         var significantDigits = 0
-        while index < line.count, let digit = hexValue(line[index]) {
+        while index < line.count, let digit = line[index].hexValue {
             if size > 0 || digit > 0 { significantDigits += 1 }
             guard significantDigits < 16 else { throw .badRequest("chunk size too large") }
             size = size << 4 | Int64(digit)
@@ -260,16 +260,6 @@ public struct HTTP1RequestParser: Sendable {
         guard start < bytes.count, let base = bytes.baseAddress else { return nil }
         guard let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
         return UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
-    }
-
-    @inline(__always)
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

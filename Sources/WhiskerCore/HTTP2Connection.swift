@@ -243,7 +243,7 @@ final class HTTP2Connection: ResponseWriting {
     /// Answers 405 (`allowed` not empty) or 404, observed like a handled request when a
     /// ``RequestObserver`` is set.
     private func answerRouteMiss(_ head: HTTPRequest, path: Substring, allowed: [HTTPRequest.Method], id: Int32) {
-        let response = ResponseHeadWriter.routeMiss(method: head.method, path: path, allowed: allowed)
+        let response = ResponseHeadWriter.routeMiss(method: head.method, path: path, allowed: allowed, serverMethods: context.router.methods)
         guard let observer = context.observer else { return writeLocalResponse(response, id: id) }
         observer.observeLocalResponse(to: head, status: response.head.status.code, httpVersion: .http2, isTLS: tlsDetails != nil, peer: socket.peer) {
             writeLocalResponse(response, id: id)

@@ -29,6 +29,7 @@ enum HTTP2RequestHead {
             }
         }
         guard let method, let path else { return nil }
+        if path.utf8.contains(UInt8(ascii: "#")) { throw RequestLine.fragmentRejection }
         if let authority, !HeadParser.isValidHost(authority) { throw .badRequest("invalid :authority \"\(authority)\"") }
         if let host {
             guard HeadParser.isValidHost(host) else { throw .badRequest("invalid Host \"\(host)\"") }

@@ -216,6 +216,7 @@ struct RequestLine {
 
         guard !target.isEmpty else { throw .badRequest("empty request target") }
         guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw .badRequest("invalid character in request target") }
+        guard !target.contains(UInt8(ascii: "#")) else { throw RequestLine.fragmentRejection }
         let text = String(decoding: target, as: UTF8.self)
         if target[0] == UInt8(ascii: "/") {
             path = text
@@ -241,6 +242,10 @@ struct RequestLine {
 }
 
 extension RequestLine {
+    /// A fragment (`#…`) is the client's own business: RFC 9112 §3.2 has no place for one in a
+    /// request-target, so a target that carries one is refused rather than routed without it.
+    static let fragmentRejection = HTTPRejection.badRequest("request target has a fragment (#…), which a client must not send")
+
     /// What follows `http://` or `https://` (scheme case-insensitive), or `nil`.
     static func afterHTTPScheme(_ text: String) -> Substring? {
         for scheme in ["http://", "https://"] where text.utf8.count > scheme.utf8.count {
@@ -252,6 +257,17 @@ extension RequestLine {
 }
 
 extension UInt8 {
+    /// The value of an ASCII hex digit, either case.
+    @inline(__always)
+    var hexValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// RFC 9110 `tchar`.
     var isTokenCharacter: Bool {
         switch self {

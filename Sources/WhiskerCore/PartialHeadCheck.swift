@@ -15,10 +15,11 @@ enum PartialHeadCheck {
         guard index < line.count else { return }
         guard index > 0 else { throw .badRequest("request line starts with a space") }
         index += 1
-        // request-target: visible ASCII, not empty
+        // request-target: visible ASCII but `#`, not empty
         let targetStart = index
         while index < line.count, line[index] != .space {
             guard line[index] > 0x20, line[index] < 0x7F else { throw .badRequest("invalid character in request target") }
+            guard line[index] != UInt8(ascii: "#") else { throw RequestLine.fragmentRejection }
             index += 1
         }
         guard index < line.count else { return }

@@ -5,7 +5,12 @@ public import HTTPTypes
 /// Templates have static segments (`/pets`), parameter segments (`/pets/{petId}`) and mixed
 /// segments (`/file/{name}.zip`, `/{a}-{b}`). Static segments beat templated ones, and among
 /// templated ones more literal text wins; a trailing slash matters (`/pets/` is not `/pets`).
-/// Parameter values are passed exactly as they appear in the path, percent-encoding included.
+///
+/// Paths are compared as RFC 3986 §6.2.2 says equivalent URIs are: a percent-encoded unreserved
+/// character (`%65` for `e`, `%7E` for `~`) is the character itself, and hex digits are compared
+/// without regard to case, so `/api/%65moji` is `/api/emoji` and `%c3%a9` is `%C3%A9`. Reserved
+/// characters stay encoded: `/a%2Fb` is one segment, never `/a/b`. Parameter values are passed
+/// as they appear in the path after that normalisation, percent-encoding otherwise included.
 /// The routes form a trie, so matching costs one dictionary lookup per static segment, however
 /// many routes there are.
 ///
@@ -30,6 +35,9 @@ public struct Router<Value: Sendable>: Sendable {
     }
 
     private var nodes: [Node] = [Node()]
+
+    /// Every method some route answers, plus `HEAD` where `GET` is (what `OPTIONS *` reports).
+    public private(set) var methods: Set<HTTPRequest.Method> = []
 
     /// Creates an empty router.
     public init() {}
@@ -70,16 +78,20 @@ public struct Router<Value: Sendable>: Sendable {
             throw RouteError(.duplicate(method: method, path: path, existing: existing.template))
         }
         nodes[current].handlers[method] = Entry(value: value, parameterNames: template.parameterNames, template: path)
+        methods.insert(method)
+        if method == .get { methods.insert(.head) }
     }
 
     /// Finds the route for a request.
     /// - Parameters:
     ///   - method: The request method. `HEAD` falls back to the `GET` route when no `HEAD` route exists.
-    ///   - path: The request path without the query (`/pets/7`).
+    ///   - path: The request path without the query (`/pets/7`), normalised as the type's
+    ///     documentation says before it is matched.
     /// - Returns: The value and the path parameters; or, when the path matches routes but none for
     ///   this method, the methods that are allowed (for a 405 with `Allow`); or not found.
     public func match(method: HTTPRequest.Method, path: Substring) -> RouteMatch<Value> {
         guard path.first == "/" else { return .notFound }
+        let path = path.utf8.contains(UInt8(ascii: "%")) ? Self.normalizingPercentEncoding(path) : path
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         var captures: [Substring] = []
         captures.reserveCapacity(4)
@@ -113,6 +125,48 @@ public struct Router<Value: Sendable>: Sendable {
             captures.removeSubrange(mark...)
         }
         return nil
+    }
+}
+
+extension Router {
+    /// `path` with percent-encoded unreserved characters decoded and the hex digits of the other
+    /// triplets in upper case (RFC 3986 §6.2.2.1, §6.2.2.2). A `%` not followed by two hex digits
+    /// is left as it is (such a path matches only a template that spells it so).
+    static func normalizingPercentEncoding(_ path: Substring) -> Substring {
+        let bytes = Array(path.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = bytes[index + 1].hexValue, let low = bytes[index + 2].hexValue {
+                let decoded = high << 4 | low
+                if decoded.isUnreserved {
+                    result.append(decoded)
+                } else {
+                    result.append(contentsOf: [UInt8(ascii: "%"), Self.hexDigits[Int(high)], Self.hexDigits[Int(low)]])
+                }
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)[...]
+    }
+
+    private static var hexDigits: [UInt8] { Array("0123456789ABCDEF".utf8) }
+}
+
+extension UInt8 {
+    /// RFC 3986 `unreserved`: ALPHA / DIGIT / "-" / "." / "_" / "~".
+    fileprivate var isUnreserved: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
     }
 }
 

@@ -207,6 +207,10 @@ extension WhiskerServer {
 
     /// How long the server waits for a slow or silent peer before giving up on it.
     public struct Timeouts: Sendable, Equatable {
+        /// From accepting an HTTPS connection to the end of its TLS handshake; then the connection
+        /// is closed. Short, because a handshake that does not progress holds a connection and a
+        /// TLS state for nothing (a client that connects and sends nothing, or stops half way).
+        public var tlsHandshake: Duration = .seconds(10)
         /// From the first byte of a request to the end of its header block (slowloris); then 408.
         /// Also how long a client that asked for `Upgrade: h2c` has to send the HTTP/2 preface.
         public var requestHeader: Duration = .seconds(30)

@@ -18,6 +18,10 @@ public protocol ByteStream: AnyObject {
     var onClose: (() -> Void)? { get set }
     /// Since when queued bytes have been waiting for the peer to take more; `nil` while writes flow.
     var writeBlockedSince: DispatchTime? { get }
+    /// True while the stream is still setting itself up with the peer before any application byte
+    /// can flow (a TLS handshake); the connection above then holds it to a handshake deadline
+    /// instead of the idle one. A plain socket never is.
+    var isHandshaking: Bool { get }
 
     /// Starts calling `onReadable` when ``read(into:)`` may have bytes (or the end of stream) to give.
     func startReading(_ onReadable: @escaping () -> Void)
@@ -51,6 +55,9 @@ public enum ReadResult: Equatable, Sendable {
 }
 
 extension ByteStream {
+    /// A stream with no handshake of its own.
+    public var isHandshaking: Bool { false }
+
     /// Queues `bytes` and flushes.
     public func write(_ bytes: ArraySlice<UInt8>, completion: SocketConnection.WriteCompletion? = nil) {
         write(bytes, flush: true, completion: completion)

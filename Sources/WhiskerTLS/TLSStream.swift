@@ -42,6 +42,8 @@ public final class TLSStream: ByteStream {
     }
     /// Whether the handshake has completed.
     public var isEstablished: Bool { session.isEstablished }
+    /// Until the handshake completes (or the connection closes).
+    public var isHandshaking: Bool { !session.isEstablished && !socket.isClosed }
     /// ALPN's choice, once established.
     public var applicationProtocol: String? { session.applicationProtocol }
     /// The negotiated protocol version ("TLSv1.3"), once established.

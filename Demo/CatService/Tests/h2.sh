@@ -78,4 +78,6 @@ verbose=$("${CURL[@]}" "${TLS_CURL[@]}" --http2 -v -o /dev/null "$TLS_BASE/api/e
 check_contains "--no-http2: ALPN falls back to http/1.1" "ALPN: server accepted http/1.1" "$verbose"
 request --http2-prior-knowledge "$BASE/api/emoji"
 check_ne "--no-http2: prior knowledge is not served" 200 "$STATUS"
+verbose=$("${CURL[@]}" --http2-prior-knowledge -v -o /dev/null "$BASE/api/emoji" 2>&1 || true)
+check_contains "--no-http2: prior knowledge gets GOAWAY HTTP_1_1_REQUIRED (13), not an HTTP/1.1 505" "GOAWAY, error=13, last_stream=0" "$verbose"
 stop_server

@@ -9,6 +9,9 @@
                                   send HEADERS without END_STREAM, two announce a window of 0 and ask
                                   for the clip, one sends Upgrade: h2c and no preface; waits (at most
                                   20 s) until the server closed every one, and prints how long each took
+    h2probe.py PORT stall C S     C connections with a window of 0, S GETs of the clip on each: every
+                                  response stalls until the server resets it (its write timeout);
+                                  prints how many streams were reset
 
 Loopback only; every wait is bounded. Used by h2-abuse.sh.
 """
@@ -141,11 +144,42 @@ def pin(port):
     print("closed after " + " ".join(closed))
 
 
+def stall(port, connections, streams):
+    """`connections` connections at window 0, each with `streams` GETs of the clip whose responses
+    cannot move; returns once the server has closed or reset every stream (its write timeout)."""
+    socks = [connect(port, struct.pack(">HI", 0x4, 0)) for _ in range(connections)]
+    for sock in socks:
+        sock.sendall(b"".join(frame(HEADERS, END_STREAM | END_HEADERS, 2 * i + 1, request("GET", "/api/clip")) for i in range(streams)))
+    ended = 0
+    for sock in socks:
+        buffer, done = b"", set()
+        deadline = time.monotonic() + 30
+        while len(done) < streams and time.monotonic() < deadline:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                chunk = sock.recv(65536)
+            except (socket.timeout, ConnectionResetError):
+                break
+            if not chunk:
+                break
+            buffer += chunk
+            while len(buffer) >= 9 and len(buffer) >= 9 + int.from_bytes(buffer[:3], "big"):
+                length = int.from_bytes(buffer[:3], "big")
+                if buffer[3] == RST_STREAM:
+                    done.add(int.from_bytes(buffer[5:9], "big") & 0x7FFFFFFF)
+                buffer = buffer[9 + length:]
+        ended += len(done)
+        sock.close()
+    print("streams reset: %d of %d" % (ended, connections * streams))
+
+
 if __name__ == "__main__":
     port, mode = int(sys.argv[1]), sys.argv[2]
     if mode == "fields":
         fields(port)
     elif mode == "expand":
         expand(port, int(sys.argv[3]))
+    elif mode == "stall":
+        stall(port, int(sys.argv[3]), int(sys.argv[4]))
     else:
         pin(port)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# HTTP behaviour around the routes: HEAD, 404, 405, keep-alive, pipelining, HTTP/1.0, and
-# requests with ambiguous framing.
+# HTTP behaviour around the routes: HEAD, 404, 405, keep-alive, pipelining, HTTP/1.0, requests
+# with ambiguous framing, garbage refused at once, OPTIONS *, fragments and percent-encoded paths.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -77,3 +77,16 @@ started=$SECONDS
 raw_request '\x16\x03\x01\x00\x7f\x01\x00\x00' >"$WORK/raw"
 check_match "TLS bytes on the cleartext port: 400" '^HTTP/1\.1 400 ' "$(head -n1 "$WORK/raw")"
 check "… answered at once (well within the 30 s header timeout)" test $((SECONDS - started)) -lt 3
+
+echo "OPTIONS *, fragments, and percent-encoded paths"
+request -X OPTIONS --request-target '*' "$BASE"
+check_eq "OPTIONS * (RFC 9110 §9.3.7): 204" 204 "$STATUS"
+check_eq "OPTIONS *: Allow lists what the service takes" "GET, HEAD, OPTIONS" "$(header allow)"
+raw_request "GET /api/emoji#top HTTP/1.1\r\nHost: x\r\n\r\n" >"$WORK/raw"
+check_match "a fragment in the request target: 400" '^HTTP/1\.1 400 ' "$(head -n1 "$WORK/raw")"
+check_contains "… saying why" "fragment" "$(cat "$WORK/raw")"
+request "$BASE/api/%65moji?count=2"
+check_eq "/api/%65moji is /api/emoji (RFC 3986 §6.2.2.2): 200" 200 "$STATUS"
+check_eq "/api/%65moji: two cats" 2 "$(count_cats "$(cat "$BODY")")"
+request "$BASE/api%2Femoji"
+check_eq "an encoded slash stays data: /api%2Femoji is 404" 404 "$STATUS"

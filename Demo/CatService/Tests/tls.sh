@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tls.sh: HTTPS. A development CA and localhost certificate from Scripts/make-dev-certificates.sh;
 # curl with --cacert over TLS 1.3 and 1.2 with ALPN http/1.1, the clip whole and intact, plain HTTP
-# on the TLS port, TLS 1.1 refused, HTTPS only, and the setting errors.
+# on the TLS port, TLS 1.1 refused, HTTPS only, the handshake deadline, the connection limit on
+# both ports, and the setting errors.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CERTS="$WORK/certs"
@@ -49,6 +50,31 @@ start_server --no-cleartext "${TLS_ARGS[@]}"
 check_eq "--no-cleartext: one listening line, https" 1 "$(grep -c 'listening on' "$SERVER_OUT")"
 request "${TLS_CURL[@]}" "$TLS_BASE/api/emoji"
 check_eq "--no-cleartext: HTTPS serves" 200 "$STATUS"
+stop_server
+
+echo "The handshake deadline, and the connection limit on both ports"
+start_server --max-connections 1 --tls-handshake-timeout 3 "${TLS_ARGS[@]}"
+# A client that connects to the TLS port and says nothing takes the one connection it may have,
+# and is closed at the handshake timeout (it used to stay until the 60 s idle timeout).
+exec 4<>"/dev/tcp/127.0.0.1/$TLS_PORT"
+silent_since=$(date +%s%N)
+request "${TLS_CURL[@]}" --http1.1 "$TLS_BASE/api/emoji"
+check_eq "at the limit, an HTTPS client completes its handshake and reads 503" 503 "$STATUS"
+check_contains "the 503 says why" "connection limit" "$(cat "$BODY")"
+request "$BASE/api/emoji"
+check_eq "at the limit, a cleartext client reads 503" 503 "$STATUS"
+for url in "--http2 ${TLS_BASE}" "--http2-prior-knowledge ${BASE}"; do
+    read -r flag base <<<"$url"
+    verbose=$("${CURL[@]}" "${TLS_CURL[@]}" -v "$flag" "$base/api/emoji" 2>&1 || true)
+    check_contains "at the limit, curl $flag gets GOAWAY naming no stream" "GOAWAY, error=0, last_stream=0" "$verbose"
+done
+timeout 10 cat <&4 >/dev/null || true
+silent_ms=$((($(date +%s%N) - silent_since) / 1000000))
+exec 4<&-
+check "the silent TLS client is closed at the 3 s handshake timeout (after ${silent_ms} ms)" test "$silent_ms" -ge 2500 -a "$silent_ms" -lt 8000
+check_contains "the closed handshake is logged" "TLS handshake not completed in time" "$(cat "$SERVER_ERR")"
+request "${TLS_CURL[@]}" "$TLS_BASE/api/emoji"
+check_eq "with the slot free again, HTTPS serves" 200 "$STATUS"
 stop_server
 
 echo "Certificate reload on SIGHUP"

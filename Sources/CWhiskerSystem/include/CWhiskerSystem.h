@@ -32,4 +32,10 @@ int whisker_epoll_poll(int epfd, int *fds, unsigned int *events, int capacity);
 /// processors online.
 int whisker_available_processors(void);
 
+/// Gives the allocator's free memory back to the system (glibc's malloc_trim(0)) when more than
+/// `threshold` bytes of it sit free in its arenas (mallinfo2's `fordblks`); returns the free bytes
+/// seen. glibc keeps what threads free in their arenas, so after a burst the process stays at its
+/// peak otherwise. Does nothing (returns 0) on other C libraries.
+unsigned long whisker_release_free_memory(unsigned long threshold);
+
 #endif

@@ -60,6 +60,27 @@ import WhiskerTesting
         }
     }
 
+    /// A client that connects to the TLS port and never finishes its handshake (here: sends half
+    /// a ClientHello) is closed at `timeouts.tlsHandshake`, not at the idle timeout.
+    @Test func stalledHandshake_IsClosedAtTheHandshakeTimeout() async throws {
+        let server = makeServer {
+            $0.servesCleartext = false
+            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.timeouts.tlsHandshake = .milliseconds(300)
+            $0.timeouts.idle = .seconds(60)
+        }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let silent = try await TestClient.connect(to: address, timeout: .seconds(5))
+            let halfHello = try await TestClient.connect(to: address, timeout: .seconds(5))
+            try await halfHello.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03])
+            let start = ContinuousClock.now
+            #expect(try await silent.isClosedByServer())
+            #expect(try await halfHello.isClosedByServer())
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
     @Test func cleartextAndHTTPS_ServeSideBySide() async throws {
         let server = try makeHTTPSServer(cleartext: true)
         try await server.withRunningAddresses { addresses in

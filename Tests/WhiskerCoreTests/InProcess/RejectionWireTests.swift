@@ -40,6 +40,9 @@ import WhiskerTesting
         // Fail-fast: no line end ever comes; the first impossible byte is enough (before, these waited for the header timeout).
         Case(name: "TLS ClientHello on the cleartext port", bytes: "\u{16}\u{03}\u{01}\u{00}\u{7F}\u{01}\u{00}\u{00}", status: 400),
         Case(name: "a header name going wrong mid-line", bytes: "GET /hello HTTP/1.1\r\nHost: x\r\nX Y", status: 400),
+        // A fragment is for the client alone (RFC 9112 §3.2): refused, not routed without it; the second never ends its line.
+        Case(name: "fragment in the request target", bytes: "GET /hello#top HTTP/1.1\r\nHost: x\r\n\r\n", status: 400),
+        Case(name: "fragment while the target arrives", bytes: "GET /hello#", status: 400),
         Case(name: "unsupported expectation", bytes: "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 1\r\n\r\na", status: 417),
     ]
 
@@ -127,6 +130,49 @@ import WhiskerTesting
             #expect(response.header("allow") == "GET, HEAD")
             try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await client.readResponse().status == 200)
+        }
+    }
+
+    /// `OPTIONS *` asks about the server, not a resource (RFC 9110 §9.3.7): 204 and every method
+    /// a route takes, over HTTP/1.1 and HTTP/2, and the connection serves on.
+    @Test func optionsAsterisk_Gets204WithEveryMethod_OnBothProtocols() async throws {
+        let server = makeServer()
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 204)
+            #expect(response.header("allow") == "GET, HEAD, OPTIONS, POST")
+            try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let id = h2.request(method: "OPTIONS", path: "*")
+            try await h2.exchange(over: socket) { $0.closed[id] != nil }
+            #expect(h2.status(id) == "204")
+            #expect(h2.headers[id]?.first { $0.0 == "allow" }?.1 == "GET, HEAD, OPTIONS, POST")
+        }
+    }
+
+    /// RFC 3986 §6.2.2.2: `%65` is `e`, so the path is the route's; an encoded reserved character
+    /// (`%2F`) stays what it is, and a fragment in an HTTP/2 `:path` is refused as in HTTP/1.1.
+    @Test func percentEncodedUnreserved_MatchesTheRoute_EncodedSlashDoesNot() async throws {
+        let server = makeServer()
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            for (path, status) in [("/h%65llo", 200), ("/%68%65%6C%6c%6F", 200), ("/hello%2F", 404), ("/hell%6", 404)] {
+                try await client.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try await client.readResponse().status == status, "\(path)")
+            }
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let ids = [h2.request(path: "/h%65llo"), h2.request(path: "/hello#top")]
+            try await h2.exchange(over: socket) { client in ids.allSatisfy { client.closed[$0] != nil } }
+            #expect(h2.status(ids[0]) == "200")
+            #expect(h2.status(ids[1]) == "400")
         }
     }
 }

@@ -112,6 +112,27 @@ import WhiskerCore
         #expect(withSlash.isNotFound(.get, "/pets"))
     }
 
+    /// RFC 3986 §6.2.2: `%65` and `e` are the same URI, hex digits compare without case; a
+    /// reserved character stays encoded, and a malformed triplet is left as it is.
+    @Test func percentEncodedUnreserved_IsTheCharacter_HexCaseIgnored() throws {
+        let router = try makeRouter(("emoji", .get, "/api/emoji"), ("file", .get, "/files/{name}"), ("tilde", .get, "/~me"))
+        #expect(router.found(.get, "/api/%65moji")?.value == "emoji")
+        #expect(router.found(.get, "/%61%70%69/%45moji") == nil, "%45 is E, and paths are case-sensitive")
+        #expect(router.found(.get, "/%7Eme")?.value == "tilde")
+        #expect(router.found(.get, "/%7eme")?.value == "tilde")
+        #expect(router.found(.get, "/files/caf%c3%a9")?.parameters["name"] == "caf%C3%A9")
+        #expect(router.found(.get, "/files/%41b%2fc")?.parameters["name"] == "Ab%2Fc")
+        #expect(router.isNotFound(.get, "/api%2Femoji"))
+        #expect(router.found(.get, "/files/100%")?.parameters["name"] == "100%")
+        #expect(router.found(.get, "/files/%zz")?.parameters["name"] == "%zz")
+    }
+
+    @Test func methods_AreEveryRegisteredMethod_AndHEADWithGET() throws {
+        #expect(try makeRouter().methods.isEmpty)
+        let router = try makeRouter(("a", .get, "/a"), ("b", .post, "/b"), ("c", .delete, "/a"))
+        #expect(router.methods == [.get, .head, .post, .delete])
+    }
+
     /// The runtime decodes path parameters itself, so they must arrive still percent-encoded,
     /// and an encoded slash is data, not a segment separator.
     @Test func percentEncodedValues_AreReturnedRawAndNotSplit() throws {

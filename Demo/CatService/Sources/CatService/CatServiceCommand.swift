@@ -121,6 +121,9 @@ struct CatServiceCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-request-body-size"), help: ArgumentHelp("The largest request body; larger gets 413. (default: 16777216; env: CAT_SERVICE_MAX_REQUEST_BODY_SIZE)", valueName: "bytes"))
     var maxRequestBodySize: Int?
 
+    @Option(name: .customLong("tls-handshake-timeout"), help: ArgumentHelp("How long an HTTPS client may take to complete its TLS handshake; then the connection is closed. (default: 10; env: CAT_SERVICE_TLS_HANDSHAKE_TIMEOUT)", valueName: "seconds"))
+    var tlsHandshakeTimeout: Double?
+
     @Option(name: .customLong("request-header-timeout"), help: ArgumentHelp("How long a request head may take to arrive; then 408. (default: 30; env: CAT_SERVICE_REQUEST_HEADER_TIMEOUT)", valueName: "seconds"))
     var requestHeaderTimeout: Double?
 

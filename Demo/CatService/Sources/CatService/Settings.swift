@@ -51,6 +51,7 @@ struct Settings {
         func seconds(_ given: Double?, _ flag: String, _ variable: String, default value: Duration) throws -> Duration {
             try Self.seconds(given, flag: flag, variable: variable, in: variables) ?? value
         }
+        timeouts.tlsHandshake = try seconds(command.tlsHandshakeTimeout, "--tls-handshake-timeout", "CAT_SERVICE_TLS_HANDSHAKE_TIMEOUT", default: timeouts.tlsHandshake)
         timeouts.requestHeader = try seconds(command.requestHeaderTimeout, "--request-header-timeout", "CAT_SERVICE_REQUEST_HEADER_TIMEOUT", default: timeouts.requestHeader)
         timeouts.requestBody = try seconds(command.requestBodyTimeout, "--request-body-timeout", "CAT_SERVICE_REQUEST_BODY_TIMEOUT", default: timeouts.requestBody)
         timeouts.idle = try seconds(command.idleTimeout, "--idle-timeout", "CAT_SERVICE_IDLE_TIMEOUT", default: timeouts.idle)
