@@ -165,9 +165,11 @@ final class HTTP1Connection {
                         refuseHTTP2(errorCode: 0x1, reason: "invalid connection preface")
                         return
                     case (.no, _):
-                        // ALPN said h2, so these bytes cannot be HTTP/1.1: a connection error
-                        // (RFC 9113 §3.4), not a 400 the client would read as frames.
-                        if tlsDetails?.applicationProtocol == "h2" {
+                        // ALPN said h2 (or the port is HTTP/2 only), so these bytes cannot be
+                        // HTTP/1.1: a connection error (RFC 9113 §3.4), not a 400 the client
+                        // would read as frames.
+                        let isHTTP2Only = tlsDetails.map { $0.applicationProtocol == "h2" } ?? context.configuration.cleartextHTTP2Only
+                        if isHTTP2Only {
                             refuseHTTP2(errorCode: 0x1, reason: "invalid connection preface")
                             return
                         }

@@ -27,6 +27,11 @@ extension WhiskerServer {
         /// also takes h2c with prior knowledge (the client's preface instead of a request line),
         /// and an HTTPS listener offers `h2` in ALPN.
         public var http2: HTTP2Settings? = HTTP2Settings()
+        /// Makes the cleartext listener an HTTP/2-only port (h2c with prior knowledge), as backends
+        /// that a proxy or a gRPC client reaches over h2c use: anything but the HTTP/2 preface gets
+        /// GOAWAY(PROTOCOL_ERROR) and is closed, HTTP/1.1 requests included. Off by default (the
+        /// port serves both, and bytes that do not begin like the preface are HTTP/1.1). Needs ``http2``.
+        public var cleartextHTTP2Only = false
         /// Size and count limits, each answered with its own status.
         public var limits: Limits
         /// How long the server waits for a slow peer.

@@ -47,6 +47,9 @@ extension WhiskerServer {
     /// The listeners the configuration asks for, with TLS loaded (so a bad certificate fails here,
     /// naming the file, before anything listens).
     static func endpoints(of configuration: Configuration) throws(WhiskerServerError) -> [Endpoint] {
+        if configuration.cleartextHTTP2Only && configuration.http2 == nil {
+            throw WhiskerServerError("cleartextHTTP2Only needs HTTP/2, which is off (configuration.http2 is nil)")
+        }
         let context = try configuration.https.map { (https) throws(WhiskerServerError) in TLSContextSlot(try loadTLS(https, configuration)) }
         if let activation = configuration.socketActivation {
             return try inheritedEndpoints(activation, configuration, tls: context)

@@ -5,7 +5,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 help=$("$CAT_SERVICE" --help 2>&1 || true)
 for variable in CAT_SERVICE_HOST CAT_SERVICE_PORT CAT_SERVICE_TLS_CERTIFICATE CAT_SERVICE_TLS_PRIVATE_KEY CAT_SERVICE_TLS_PORT \
-    CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_METRICS CAT_SERVICE_LOG_LEVEL \
+    CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_H2C_ONLY CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_METRICS CAT_SERVICE_LOG_LEVEL \
     CAT_SERVICE_WORKERS CAT_SERVICE_MAX_CONNECTIONS CAT_SERVICE_MAX_HEADER_BYTES CAT_SERVICE_MAX_REQUEST_BODY_SIZE CAT_SERVICE_TLS_HANDSHAKE_TIMEOUT CAT_SERVICE_REQUEST_HEADER_TIMEOUT \
     CAT_SERVICE_REQUEST_BODY_TIMEOUT CAT_SERVICE_IDLE_TIMEOUT CAT_SERVICE_WRITE_TIMEOUT CAT_SERVICE_SHUTDOWN_GRACE_PERIOD; do
     check_contains "--help documents $variable" "$variable" "$help"
@@ -29,6 +29,7 @@ bad_setting "CAT_SERVICE_PORT=abc is refused, naming the variable" 'CAT_SERVICE_
 bad_setting "CAT_SERVICE_TLS_PORT=70000 is refused" 'CAT_SERVICE_TLS_PORT must be a whole number between 0 and 65535, got "70000"' CAT_SERVICE_TLS_PORT=70000 --
 bad_setting "--port 70000 is refused, naming the flag" '--port must be between 0 and 65535, got 70000' X=1 -- --port 70000
 bad_setting "CAT_SERVICE_HTTP2=maybe is refused" 'CAT_SERVICE_HTTP2 must be true or false, got "maybe"' CAT_SERVICE_HTTP2=maybe --
+bad_setting "--h2c-only with --no-http2 is refused, saying why" '--h2c-only (or CAT_SERVICE_H2C_ONLY=true) needs HTTP/2' X=1 -- --h2c-only --no-http2
 bad_setting "CAT_SERVICE_METRICS=maybe is refused" 'CAT_SERVICE_METRICS must be true or false, got "maybe"' CAT_SERVICE_METRICS=maybe --
 bad_setting "CAT_SERVICE_LOG_LEVEL=loud is refused" 'CAT_SERVICE_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical, got "loud"' CAT_SERVICE_LOG_LEVEL=loud --
 bad_setting "a certificate without a key (from the environment) is refused" 'go together' CAT_SERVICE_TLS_CERTIFICATE=/x.pem --

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # h2.sh: HTTP/2. h2c with prior knowledge and by Upgrade on the cleartext port (which keeps serving HTTP/1.1),
 # h2 over TLS chosen by ALPN, the clip whole over h2, h2load with 100 streams on one connection
-# and 16 connections x 16 streams without a failed request, and --no-http2.
+# and 16 connections x 16 streams without a failed request, --no-http2, and --h2c-only.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CERTS="$WORK/certs"
@@ -81,3 +81,15 @@ check_ne "--no-http2: prior knowledge is not served" 200 "$STATUS"
 verbose=$("${CURL[@]}" --http2-prior-knowledge -v -o /dev/null "$BASE/api/emoji" 2>&1 || true)
 check_contains "--no-http2: prior knowledge gets GOAWAY HTTP_1_1_REQUIRED (13), not an HTTP/1.1 505" "GOAWAY, error=13, last_stream=0" "$verbose"
 stop_server
+
+# --h2c-only: the cleartext port speaks HTTP/2 alone (a backend behind an h2c proxy); an HTTP/1.1
+# request there is a broken preface (GOAWAY PROTOCOL_ERROR), as h2spec 3.5 #2 expects.
+start_server --h2c-only
+request --http2-prior-knowledge "$BASE/api/emoji?count=2"
+check_eq "--h2c-only: prior knowledge is served" 200 "$STATUS"
+raw_request "GET /api/emoji HTTP/1.1\r\nHost: x\r\n\r\n" >"$WORK/raw"
+check_eq "--h2c-only: HTTP/1.1 gets SETTINGS then GOAWAY(last stream 0, PROTOCOL_ERROR)" \
+    "000000040000000000 07 0000000000000001" \
+    "$(od -An -tx1 -v "$WORK/raw" | tr -d ' \n' | sed -E 's/^(.{18}).{6}(..).{10}(.{16}).*/\1 \2 \3/')"
+stop_server
+

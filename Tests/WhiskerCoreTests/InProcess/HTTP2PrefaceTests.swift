@@ -64,4 +64,30 @@ import WhiskerTesting
             #expect(try await client.readResponse().text == "hi")
         }
     }
+
+    /// With `cleartextHTTP2Only`, the cleartext port is HTTP/2 alone: h2spec 3.5 #2's bytes and an
+    /// HTTP/1.1 request get GOAWAY(PROTOCOL_ERROR); the preface is served.
+    @Test func cleartextHTTP2Only_AnythingButThePreface_GetsGoAway() async throws {
+        let server = makeServer { $0.cleartextHTTP2Only = true }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            for bytes in ["INVALID CONNECTION PREFACE\r\n\r\n", "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"] {
+                let socket = try await TestClient.connect(to: address)
+                try await expectGoAway(0x1, after: Array(bytes.utf8), over: socket)
+            }
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let id = h2.request(path: "/hello")
+            try await h2.exchange(over: socket) { $0.closed[id] != nil }
+            #expect(h2.status(id) == "200")
+        }
+    }
+
+    @Test func cleartextHTTP2Only_WithoutHTTP2_StopsRunWithAnError() async throws {
+        let server = makeServer {
+            $0.cleartextHTTP2Only = true
+            $0.http2 = nil
+        }
+        await #expect(throws: WhiskerServerError.self) { try await server.run() }
+    }
 }

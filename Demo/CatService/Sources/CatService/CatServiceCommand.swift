@@ -80,6 +80,12 @@ struct CatServiceCommand: AsyncParsableCommand {
     var http2: Bool?
 
     @Flag(
+        name: .customLong("h2c-only"),
+        help: "Serve only HTTP/2 (prior knowledge) on the cleartext port, as a backend behind an h2c proxy; HTTP/1.1 there gets GOAWAY. (default: off; env: CAT_SERVICE_H2C_ONLY=true|false)"
+    )
+    var h2cOnly: Bool = false
+
+    @Flag(
         name: .customLong("access-log"),
         inversion: .prefixedNo,
         help: "Whether to log one line per request to standard error. (default: off; env: CAT_SERVICE_ACCESS_LOG=true|false)"
@@ -170,6 +176,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         configuration.logger = logger
         configuration.servesCleartext = settings.cleartext
         if !settings.http2 { configuration.http2 = nil }
+        configuration.cleartextHTTP2Only = settings.h2cOnly
         if let certificate = settings.tlsCertificate, let key = settings.tlsPrivateKey {
             configuration.https = .init(port: settings.tlsPort, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))
         }

@@ -12,6 +12,7 @@ struct Settings {
     var tlsPort: Int
     var cleartext: Bool
     var http2: Bool
+    var h2cOnly: Bool
     var accessLog: Bool
     var requestIDs: Bool
     var metrics: Bool
@@ -29,6 +30,7 @@ struct Settings {
         tlsPrivateKey = command.tlsPrivateKey ?? variables["CAT_SERVICE_TLS_PRIVATE_KEY"]
         cleartext = try command.cleartext ?? variables.bool("CAT_SERVICE_CLEARTEXT") ?? true
         http2 = try command.http2 ?? variables.bool("CAT_SERVICE_HTTP2") ?? true
+        h2cOnly = try (command.h2cOnly ? true : nil) ?? variables.bool("CAT_SERVICE_H2C_ONLY") ?? false
         accessLog = try command.accessLog ?? variables.bool("CAT_SERVICE_ACCESS_LOG") ?? false
         requestIDs = try command.requestIDs ?? variables.bool("CAT_SERVICE_REQUEST_IDS") ?? false
         metrics = try command.metrics ?? variables.bool("CAT_SERVICE_METRICS") ?? false
@@ -62,6 +64,9 @@ struct Settings {
         }
         guard cleartext || tlsCertificate != nil else {
             throw ValidationError("--no-cleartext (or CAT_SERVICE_CLEARTEXT=false) needs a TLS certificate and key: there would be nothing to serve")
+        }
+        guard !h2cOnly || http2 else {
+            throw ValidationError("--h2c-only (or CAT_SERVICE_H2C_ONLY=true) needs HTTP/2, which --no-http2 (or CAT_SERVICE_HTTP2=false) turns off")
         }
     }
 
