@@ -51,7 +51,7 @@ final class TestTLSClient {
         defer { X509_free(certificate) }
         var line = [CChar](repeating: 0, count: 256)
         guard X509_NAME_oneline(X509_get_subject_name(certificate), &line, Int32(line.count)) != nil else { return nil }
-        return String(cString: line)
+        return String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func send(_ bytes: UnsafeRawBufferPointer) throws -> Int {
