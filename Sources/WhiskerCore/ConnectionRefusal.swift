@@ -45,6 +45,11 @@ final class ConnectionRefusal {
             stream.close()
             return
         }
+        if isAnswered {
+            // The answer is on its way; what the client still sends is dropped.
+            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+            return
+        }
         switch result {
         case .endOfStream: stream.close()
         case .wouldBlock: if buffer.readableBytes > 0 { answer() }

@@ -29,6 +29,8 @@ enum HTTP2RequestHead {
             }
         }
         guard let method, let path else { return nil }
+        // As HTTP/1.1's request-target: visible ASCII only (nghttp2 lets other bytes through).
+        guard path.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw .badRequest("invalid character in :path") }
         if path.utf8.contains(UInt8(ascii: "#")) { throw RequestLine.fragmentRejection }
         if let authority, !HeadParser.isValidHost(authority) { throw .badRequest("invalid :authority \"\(authority)\"") }
         if let host {

@@ -6,11 +6,16 @@ public import HTTPTypes
 /// segments (`/file/{name}.zip`, `/{a}-{b}`). Static segments beat templated ones, and among
 /// templated ones more literal text wins; a trailing slash matters (`/pets/` is not `/pets`).
 ///
-/// Paths are compared as RFC 3986 §6.2.2 says equivalent URIs are: a percent-encoded unreserved
-/// character (`%65` for `e`, `%7E` for `~`) is the character itself, and hex digits are compared
-/// without regard to case, so `/api/%65moji` is `/api/emoji` and `%c3%a9` is `%C3%A9`. Reserved
-/// characters stay encoded: `/a%2Fb` is one segment, never `/a/b`. Parameter values are passed
-/// as they appear in the path after that normalisation, percent-encoding otherwise included.
+/// Paths are compared byte for byte as RFC 3986 §6.2.2 says equivalent URIs are: a
+/// percent-encoded unreserved character (`%65` for `e`, `%7E` for `~`) is the character itself,
+/// and hex digits are compared without regard to case, so `/api/%65moji` is `/api/emoji` and
+/// `%c3%a9` is `%C3%A9`. Reserved characters stay encoded: `/a%2Fb` is one segment, never `/a/b`.
+/// A path with a `%` that does not start a triplet is left as it is. Templates are normalised the
+/// same way, and a non-ASCII character in one is percent-encoded as UTF-8 (as a URI carries it:
+/// `/café` matches `/caf%C3%A9`). A request path that is not ASCII never matches: requests carry
+/// ASCII only, and Swift's `String` comparison would otherwise equate Unicode look-alikes (the
+/// Kelvin sign and `K`). Parameter values are passed as they appear in the normalised path,
+/// percent-encoding otherwise included.
 /// The routes form a trie, so matching costs one dictionary lookup per static segment, however
 /// many routes there are.
 ///
@@ -51,7 +56,7 @@ public struct Router<Value: Sendable>: Sendable {
     ///   equivalent template (same shape, any parameter names) is already registered; the error
     ///   names both routes.
     public mutating func register(_ value: Value, method: HTTPRequest.Method, path: String) throws(RouteError) {
-        let template = try PathTemplate(path)
+        let template = try PathTemplate(String(Self.normalizingPercentEncoding(Self.percentEncodingNonASCII(path[...]))))
         var current = 0
         for segment in template.segments {
             switch segment {
@@ -90,7 +95,7 @@ public struct Router<Value: Sendable>: Sendable {
     /// - Returns: The value and the path parameters; or, when the path matches routes but none for
     ///   this method, the methods that are allowed (for a 405 with `Allow`); or not found.
     public func match(method: HTTPRequest.Method, path: Substring) -> RouteMatch<Value> {
-        guard path.first == "/" else { return .notFound }
+        guard path.first == "/", path.utf8.allSatisfy({ $0 < 0x80 }) else { return .notFound }
         let path = path.utf8.contains(UInt8(ascii: "%")) ? Self.normalizingPercentEncoding(path) : path
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         var captures: [Substring] = []
@@ -130,16 +135,17 @@ public struct Router<Value: Sendable>: Sendable {
 
 extension Router {
     /// `path` with percent-encoded unreserved characters decoded and the hex digits of the other
-    /// triplets in upper case (RFC 3986 §6.2.2.1, §6.2.2.2). A `%` not followed by two hex digits
-    /// is left as it is (such a path matches only a template that spells it so).
+    /// triplets in upper case (RFC 3986 §6.2.2.1, §6.2.2.2). A path with a `%` not followed by two
+    /// hex digits is not a URI path: it is returned as it is (so the result never depends on how
+    /// often it was normalised).
     static func normalizingPercentEncoding(_ path: Substring) -> Substring {
         let bytes = Array(path.utf8)
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let high = bytes[index + 1].hexValue, let low = bytes[index + 2].hexValue {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, let high = bytes[index + 1].hexValue, let low = bytes[index + 2].hexValue else { return path }
                 let decoded = high << 4 | low
                 if decoded.isUnreserved {
                     result.append(decoded)
@@ -150,6 +156,20 @@ extension Router {
             } else {
                 result.append(bytes[index])
                 index += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)[...]
+    }
+
+    /// `template` with every byte of a non-ASCII character percent-encoded (RFC 3987 §3.1).
+    static func percentEncodingNonASCII(_ template: Substring) -> Substring {
+        guard !template.utf8.allSatisfy({ $0 < 0x80 }) else { return template }
+        var result: [UInt8] = []
+        for byte in template.utf8 {
+            if byte < 0x80 {
+                result.append(byte)
+            } else {
+                result += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
             }
         }
         return String(decoding: result, as: UTF8.self)[...]

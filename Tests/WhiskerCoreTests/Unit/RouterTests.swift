@@ -1,6 +1,6 @@
 import HTTPTypes
 import Testing
-import WhiskerCore
+@testable import WhiskerCore
 
 /// The router: OpenAPI path templates (static, `{param}`, mixed segments) matched against raw
 /// request paths, with the precedence rules and errors the runtime contract asks for.
@@ -124,7 +124,39 @@ import WhiskerCore
         #expect(router.found(.get, "/files/%41b%2fc")?.parameters["name"] == "Ab%2Fc")
         #expect(router.isNotFound(.get, "/api%2Femoji"))
         #expect(router.found(.get, "/files/100%")?.parameters["name"] == "100%")
-        #expect(router.found(.get, "/files/%zz")?.parameters["name"] == "%zz")
+        #expect(router.found(.get, "/files/%zz%41")?.parameters["name"] == "%zz%41", "a malformed % leaves the whole path alone")
+    }
+
+    /// Found by FuzzRouter: Swift's `String` equality is Unicode canonical equivalence, so the
+    /// Kelvin sign (U+212A) matched a route's `K`, and a combining mark after `/` hid the slash.
+    /// Requests carry ASCII only: any other path never matches, and a template's non-ASCII
+    /// characters are percent-encoded as a URI carries them.
+    @Test func nonASCIIPath_NeverMatches_NonASCIITemplate_MatchesItsPercentEncoding() throws {
+        let router = try makeRouter(("key", .get, "/Key"), ("any", .get, "/{x}"), ("cafe", .get, "/café"))
+        #expect(router.isNotFound(.get, "/\u{212A}ey"))
+        #expect(router.isNotFound(.get, "/\u{35B}-y"))
+        #expect(router.found(.get, "/Key")?.value == "key")
+        #expect(router.found(.get, "/caf%C3%A9")?.value == "cafe")
+        #expect(router.found(.get, "/caf%c3%a9")?.value == "cafe")
+        #expect(router.isNotFound(.get, "/café"))
+    }
+
+    /// Found by FuzzRouter: `%%3741` decoded to `%741`, which a second pass decoded again, so a
+    /// path and its normalisation could match differently. A malformed `%` now leaves the path as it is.
+    @Test func normalisation_IsIdempotent_AMalformedPercentLeavesThePathAlone() {
+        for path in ["/%%3741", "/%2%62", "/a%41%", "/%41%zz", "/%7e%41"] {
+            let once = Router<Int>.normalizingPercentEncoding(path[...])
+            #expect(Router<Int>.normalizingPercentEncoding(once) == once, "\(path)")
+        }
+        #expect(Router<Int>.normalizingPercentEncoding("/%2%62") == "/%2%62")
+        #expect(Router<Int>.normalizingPercentEncoding("/%7e%41") == "/~A")
+    }
+
+    /// Templates are normalised as paths are: a template that spells `%7E` matches `~`.
+    @Test func template_IsNormalisedAsPathsAre() throws {
+        let router = try makeRouter(("tilde", .get, "/%7Eme"))
+        #expect(router.found(.get, "/~me")?.value == "tilde")
+        #expect(router.found(.get, "/%7eme")?.value == "tilde")
     }
 
     @Test func methods_AreEveryRegisteredMethod_AndHEADWithGET() throws {
