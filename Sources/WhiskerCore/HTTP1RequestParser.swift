@@ -140,6 +140,7 @@ public struct HTTP1RequestParser: Sendable {
 
     /// Finds the blank line that ends the head, checking every line ending is CRLF and the limits.
     private static func scanForHeadEnd(_ bytes: UnsafeBufferPointer<UInt8>, from scanned: Int, lineStart: Int, limits: WhiskerServer.Limits) throws(HTTPRejection) -> HeadScan {
+        let firstNewLine = lineStart
         var lineStart = lineStart
         var index = scanned
         while let lf = firstIndex(of: .lf, in: bytes, from: index) {
@@ -160,7 +161,16 @@ public struct HTTP1RequestParser: Sendable {
         if bytes.count > limits.maxHeaderBytes {
             throw HTTPRejection(.requestHeaderFieldsTooLarge, "header block larger than \(limits.maxHeaderBytes) bytes")
         }
-        // The line still arriving: refused now if no valid head could continue it.
+        // The head is not complete: the lines that are get their full check now (a bad request
+        // line followed by nothing must not wait for a blank line that never comes), and the line
+        // still arriving is refused if no valid head could continue it. A head that arrives whole
+        // skips this: HeadParser checks it once.
+        var completeLine = firstNewLine
+        while completeLine < lineStart, let lf = firstIndex(of: .lf, in: bytes, from: completeLine) {
+            let line = UnsafeBufferPointer(rebasing: bytes[completeLine..<(lf - 1)])
+            if completeLine == 0 { _ = try RequestLine(line) } else { _ = try HeadParser.field(line) }
+            completeLine = lf + 1
+        }
         let partial = UnsafeBufferPointer(rebasing: bytes[lineStart...])
         if lineStart == 0 { try PartialHeadCheck.requestLine(partial) } else { try PartialHeadCheck.fieldLine(partial) }
         return .needMore(scanned: bytes.count, lineStart: lineStart)

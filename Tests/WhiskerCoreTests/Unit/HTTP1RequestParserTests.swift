@@ -421,6 +421,17 @@ import WhiskerSockets
         #expect(rejection(wire)?.status.code == 400, "refused without waiting for CRLF")
     }
 
+    /// Found by FuzzHTTP1Parser: a bad line that is complete (its CRLF arrived with it) waited
+    /// for the head's blank line, which a client sending garbage never sends. Complete lines of an
+    /// unfinished head now get the full check at once.
+    @Test(arguments: [
+        "\u{F7}\u{06}\u{00}\r\r\n", "GET /a HTTP/1.1 x\r\n", "GET * HTTP/1.1\r\n", "GET /#x HTTP/1.1\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nNo colon here\r\n", "GET / HTTP/1.1\r\nHost: x\r\nX: a\u{00}b\r\n",
+    ])
+    func completeBadLineOfAnUnfinishedHead_IsRefusedAtOnce(wire: String) {
+        #expect(rejection(wire)?.status.code == 400, "refused without waiting for the blank line")
+    }
+
     @Test(arguments: ["G", "GET", "GET ", "GET /pets?x=1", "GET / ", "GET / HTT", "GET / HTTP/1.", "GET / HTTP/1.1\r",
                       "PRI * HTTP/2.0\r", "GET / HTTP/1.1\r\nHo", "GET / HTTP/1.1\r\nHost: a b", "GET / HTTP/1.1\r\nHost: x\r\n\r"])
     func partialHeadThatCanStillBeValid_WaitsForMore(wire: String) {
