@@ -228,7 +228,9 @@ public struct HTTP1RequestParser: Sendable {
         while true {
             let line = try buffer.withUnsafeReadableBytes { (bytes) throws(HTTPRejection) -> Int? in
                 guard let lf = Self.firstIndex(of: .lf, in: bytes, from: 0) else {
-                    if total + bytes.count > limits.maxHeaderBytes {
+                    // A lone CR may be the blank line's, which is not counted once complete.
+                    let pending = bytes.count == 1 && bytes[0] == .cr ? 0 : bytes.count
+                    if total + pending > limits.maxHeaderBytes {
                         throw HTTPRejection(.requestHeaderFieldsTooLarge, "trailer section too large")
                     }
                     return nil
@@ -248,9 +250,8 @@ public struct HTTP1RequestParser: Sendable {
             }
             count += 1
             total += line
-            if count > limits.maxHeaderCount || total > limits.maxHeaderBytes {
-                throw HTTPRejection(.requestHeaderFieldsTooLarge, "too many trailer fields")
-            }
+            if count > limits.maxHeaderCount { throw HTTPRejection(.requestHeaderFieldsTooLarge, "too many trailer fields") }
+            if total > limits.maxHeaderBytes { throw HTTPRejection(.requestHeaderFieldsTooLarge, "trailer section too large") }
         }
     }
 

@@ -191,6 +191,29 @@ import WhiskerSockets
         #expect(requests.last?.head.request.path == "/next")
     }
 
+    /// Found by FuzzHTTP1Parser: trailers of exactly `maxHeaderBytes` were accepted when the final
+    /// CRLF came in one read and refused (431) when its CR came alone, which was counted against
+    /// the limit while the LF was awaited. The answer must not depend on how the bytes are cut.
+    @Test func trailersAtTheLimit_AreAcceptedHoweverTheBytesAreCut() throws {
+        var limits = WhiskerServer.Limits()
+        limits.maxHeaderBytes = 1024
+        let head = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+        let line = "X-A: " + String(repeating: "a", count: 512 - 7) + "\r\n"  // 512 bytes
+        let wire = Array((head + line + line + "\r\n").utf8)
+        #expect(try parse(String(decoding: wire, as: UTF8.self), limits: limits).only?.ended == true)
+        for cut in [wire.count - 2, wire.count - 1] {
+            var parser = HTTP1RequestParser(limits: limits)
+            var buffer = ReadBuffer(wire[..<cut])
+            var requests = try drain(&parser, &buffer)
+            buffer.append(contentsOf: wire[cut...])
+            try drain(&parser, &buffer, into: &requests)
+            #expect(requests.only?.ended == true, "cut at \(cut) of \(wire.count)")
+        }
+        #expect(throws: HTTPRejection.self, "one byte more is refused") {
+            try parse(head + line + "X" + line + "\r\n", limits: limits)
+        }
+    }
+
     @Test func chunkedBody_WithUppercaseHexAndCodingName_IsAccepted() throws {
         let data = String(repeating: "z", count: 26)
         let requests = try parse(
