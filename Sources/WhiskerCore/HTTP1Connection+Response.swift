@@ -3,10 +3,6 @@ import HTTPTypes
 import Logging
 
 extension HTTP1Connection: ResponseWriting {
-    /// How much of an unread `Content-Length` body the server reads and drops to keep the
-    /// connection alive after a response; with more left, the connection closes instead.
-    static let maxBodyDrain: Int64 = 256 * 1024
-
     /// The exchange a late callback refers to, if it is still current.
     private func current(_ exchangeID: UInt64) -> HTTP1Exchange? {
         guard let exchange, exchange.id == exchangeID, !isClosing else { return nil }
@@ -20,7 +16,7 @@ extension HTTP1Connection: ResponseWriting {
         // The client still waits for 100 Continue and may or may not send the body: only closing is safe.
         if exchange.head.expectsContinue && !exchange.isContinueSent { return false }
         guard let remaining = exchange.remainingBodyBytes else { return false }
-        return remaining <= Self.maxBodyDrain
+        return remaining <= WhiskerServer.Limits.unreadBodyDrain
     }
 
     private func startResponse(_ head: HTTPResponse, bodyLength: Int64?, exchange: HTTP1Exchange) -> (ResponseFraming, [UInt8]) {

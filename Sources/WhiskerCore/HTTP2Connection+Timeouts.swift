@@ -79,6 +79,15 @@ extension HTTP2Connection {
                 }
                 next = min(next, deadline)
             }
+            if stream.isResponseComplete, !stream.isRequestComplete, stream.body == nil, !stream.isStopRequested {
+                // Draining a body after an early response: a stall ends it.
+                let deadline = stream.bodyActivityAt.adding(timeouts.requestBody)
+                if deadline <= now {
+                    stopRequest(id, stream)
+                } else {
+                    next = min(next, deadline)
+                }
+            }
             if let framed = session.framedBodyBytes(waitingOn: id) {
                 if framed != stream.framedSeen {
                     stream.framedSeen = framed

@@ -57,6 +57,10 @@ final class HTTP2Connection: ResponseWriting {
         var unconsumedBytes = 0
         /// The last time body bytes arrived or the handler read some (for the request-body timeout).
         var bodyActivityAt = DispatchTime.now()
+        /// Body bytes read and dropped since the response completed with the request still open.
+        var drainedBytes: Int64 = 0
+        /// The client was asked (RST_STREAM NO_ERROR after the response) to stop sending.
+        var isStopRequested = false
         /// A streamed body's bytes against its `Content-Length`.
         var streamed = StreamedBodyCount(declared: nil)
         /// The last time response bytes were queued or nghttp2 framed some (for the write timeout
@@ -165,8 +169,14 @@ final class HTTP2Connection: ResponseWriting {
                 stream.unconsumedBytes += bytes.count
                 _ = body.push(bytes[...])
             } else {
-                // Nobody reads this stream's body any more: give the window back at once.
+                // Nobody reads this stream's body any more: give the window back at once, and
+                // past the drain allowance ask the client to stop.
                 session.consume(streamID: id, count: bytes.count)
+                if let stream = streams[id], stream.isResponseComplete {
+                    stream.drainedBytes += Int64(bytes.count)
+                    stream.bodyActivityAt = .now()
+                    if stream.drainedBytes > WhiskerServer.Limits.unreadBodyDrain { stopRequest(id, stream) }
+                }
             }
         case .endStream(let id):
             streams[id]?.isRequestComplete = true
@@ -273,7 +283,32 @@ final class HTTP2Connection: ResponseWriting {
             resetStream(id, stream, errorCode: 0x8)  // CANCEL
         } else {
             writeLocalResponse(ResponseHeadWriter.rejection(rejection), id: id)
+            // The rest of a refused request is not wanted.
+            if !stream.isRequestComplete { stopRequest(id, stream) }
         }
+    }
+
+    /// Asks the client to stop sending the request body (RST_STREAM NO_ERROR once the response
+    /// is out, RFC 9113 §8.1).
+    func stopRequest(_ id: Int32, _ stream: HTTP2Stream) {
+        guard !stream.isStopRequested else { return }
+        stream.isStopRequested = true
+        session.stopRequestAfterResponse(streamID: id)
+    }
+
+    /// The response is complete and the request body is not: the handler will read no more of
+    /// it. Its unread bytes go back to the window, and what still comes is read and dropped, as
+    /// HTTP/1.1 drains a body after an early response: up to ``WhiskerServer/Limits/unreadBodyDrain``
+    /// or until it stalls for ``WhiskerServer/Timeouts/requestBody``, then the client is asked
+    /// to stop. Until then the stream stays open, so the client's frames on it are still checked.
+    private func responseCompletedEarly(_ id: Int32, _ stream: HTTP2Stream) {
+        guard !stream.isRequestComplete else { return }
+        stream.body?.finish(error: RequestBodyError.responseAlreadySent)
+        stream.body = nil
+        session.consume(streamID: id, count: stream.unconsumedBytes)
+        stream.drainedBytes = Int64(stream.unconsumedBytes)
+        stream.unconsumedBytes = 0
+        stream.bodyActivityAt = .now()
     }
 
     /// The handler read `count` body bytes: acknowledge them to the client. For a stream that
@@ -294,6 +329,7 @@ final class HTTP2Connection: ResponseWriting {
         let sendsBody = !body.isEmpty && !stream.isHEAD
         respond(head, length: Int64(body.count), hasBody: sendsBody, streamID: streamID)
         if sendsBody { session.send(streamID: streamID, bytes: body, endStream: true, completion: nil) }
+        responseCompletedEarly(streamID, stream)
         flush()
     }
 
@@ -336,6 +372,7 @@ final class HTTP2Connection: ResponseWriting {
         if let error = stream.streamed.shortfall { return lengthMismatch(error, stream: stream, id: streamID) }
         stream.isResponseComplete = true
         if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
+        responseCompletedEarly(streamID, stream)
         flush()
     }
 

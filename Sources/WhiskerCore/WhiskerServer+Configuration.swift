@@ -208,6 +208,11 @@ extension WhiskerServer {
 
         /// Creates limits with the defaults (80 KiB of headers, as Hummingbird).
         public init() {}
+
+        /// How much of a request body that nobody will read (the response came first) the server
+        /// reads and drops: an HTTP/1.1 connection with more left closes instead of draining it,
+        /// and an HTTP/2 client past it is asked to stop (RST_STREAM NO_ERROR).
+        static let unreadBodyDrain: Int64 = 256 * 1024
     }
 
     /// How long the server waits for a slow or silent peer before giving up on it.

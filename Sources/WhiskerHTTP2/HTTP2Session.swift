@@ -11,9 +11,9 @@ internal import CNGHTTP2
 ///
 /// Two rules of RFC 9113 are the session's own: a request header list is counted as it is decoded
 /// (HPACK can expand a few bytes into megabytes), and a refused one is reported as
-/// ``Event/headersTooLarge(streamID:reason:)`` without keeping its fields; and once a response
-/// has ended a stream whose request is still arriving, the stream is reset with NO_ERROR
-/// (§8.1), so that a client stops sending a body nobody will read.
+/// ``Event/headersTooLarge(streamID:reason:)`` without keeping its fields; and a stream the
+/// connection asks to stop (``stopRequestAfterResponse(streamID:)``) is reset with NO_ERROR once
+/// its response has been sent (§8.1), so that a client stops sending a body nobody will read.
 package final class HTTP2Session {
     /// What the peer did.
     package enum Event: Sendable {
@@ -46,6 +46,8 @@ package final class HTTP2Session {
     /// The highest stream id a client request has opened so far.
     private var highestRequestStreamID: Int32 = 0
     private var outgoing: [Int32: OutgoingBody] = [:]
+    /// Streams to reset with NO_ERROR once their response's last frame is out.
+    private var stopAfterResponse: Set<Int32> = []
     /// Completions of response chunks that nghttp2 has framed, waiting for ``takeOutput()``.
     private var framedCompletions: [() -> Void] = []
 
@@ -228,6 +230,18 @@ package final class HTTP2Session {
         nghttp2_session_consume(session, streamID, count)
     }
 
+    /// Asks the client to stop sending `streamID`'s request body, as RFC 9113 §8.1 lets a server
+    /// that answered early: RST_STREAM(NO_ERROR) right after the response's last frame (now, if it
+    /// went out already). Nothing is sent if the request has ended by then.
+    package func stopRequestAfterResponse(streamID: Int32) {
+        guard nghttp2_session_get_stream_remote_close(session, streamID) == 0 else { return }
+        if nghttp2_session_get_stream_local_close(session, streamID) == 1 {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, UInt32(NGHTTP2_NO_ERROR.rawValue))
+        } else {
+            stopAfterResponse.insert(streamID)
+        }
+    }
+
     /// Resets a stream (the handler failed mid-body, or the response ended early).
     package func reset(streamID: Int32, errorCode: UInt32 = 0x2 /* INTERNAL_ERROR */) {
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
@@ -307,12 +321,13 @@ package final class HTTP2Session {
         events.append(.data(streamID: streamID, bytes: Array(bytes)))
     }
 
-    /// A response that ended its stream while the request is still arriving: reset with NO_ERROR
-    /// (RFC 9113 §8.1), after the response's last frame, so the client stops sending.
+    /// The last frame of a response that was asked to stop its request
+    /// (``stopRequestAfterResponse(streamID:)``) is out: reset with NO_ERROR.
     fileprivate func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
         let type = frame.pointee.hd.type
         guard type == UInt8(NGHTTP2_DATA.rawValue) || type == UInt8(NGHTTP2_HEADERS.rawValue),
-              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return }
+              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+              stopAfterResponse.remove(frame.pointee.hd.stream_id) != nil else { return }
         let streamID = frame.pointee.hd.stream_id
         if nghttp2_session_get_stream_remote_close(session, streamID) == 0 {
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, UInt32(NGHTTP2_NO_ERROR.rawValue))
@@ -321,6 +336,7 @@ package final class HTTP2Session {
 
     fileprivate func streamClosed(_ streamID: Int32, errorCode: UInt32) {
         if headerBlock?.streamID == streamID { headerBlock = nil }
+        stopAfterResponse.remove(streamID)
         outgoing[streamID] = nil
         events.append(.streamClosed(streamID: streamID, errorCode: errorCode))
     }
