@@ -5,6 +5,8 @@
 #   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
 #   make test    unit and in-process tests, then the curl tests against the real cat-service binary
 #   make clean   remove the build folders
+#   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
+#   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -116,3 +118,18 @@ bench:
 	fi
 	bash Benchmarks/bench.sh
 	bash Benchmarks/bench-h2.sh
+
+# fuzz: the libFuzzer targets of Fuzz/ (a nested package, built with libFuzzer and AddressSanitizer)
+# for the HTTP/1.1 parser, the router, h2c upgrade, Range and the HTTP/2 session; each runs for
+# FUZZ_SECONDS (60) from a scratch copy of its seed corpus in Fuzz/.build/fuzz-work, and the first
+# crash, timeout (5 s) or out-of-memory (2 GB) stops it with the reproducer's path. Not part of
+# `make test`. E.g. `make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS=FuzzRouter`. Fuzz/README.md has more.
+# fuzz-replay: the seed corpus and Fuzz/Regressions once each, no fuzzing.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+.PHONY: fuzz fuzz-replay
+fuzz: deps
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/fuzz.sh run $(FUZZ_TARGETS)
+
+fuzz-replay: deps
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL Fuzz/fuzz.sh replay $(FUZZ_TARGETS)
