@@ -3,7 +3,7 @@
 #   make deps    install the system packages the build and the tests need (apt-get, only if missing)
 #   make build   build the library and the cat-service demo
 #   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
-#   make test    unit and in-process tests, then the curl tests against the real cat-service binary
+#   make test    the layer check, unit and in-process tests, then the curl tests against the real cat-service binary
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
 #   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
@@ -40,7 +40,7 @@ DEMO_TEST_BUILD = $(SWIFT) build --package-path $(DEMO) -c $(TEST_CONFIG)
 DEMO_RUN_BUILD = $(SWIFT) build --package-path $(DEMO) --scratch-path $(RUN_SCRATCH) -c $(RUN_CONFIG)
 unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 
-.PHONY: deps build build-lib build-demo run test test-lib test-demo clean
+.PHONY: deps build build-lib build-demo run test test-layers test-lib test-demo clean
 
 # deps: each tool or library is checked first; apt-get runs (update once, then one install) only
 # for what is missing, with sudo only when not root. Debian's systemd package brings
@@ -86,7 +86,14 @@ run: deps
 
 # test: the library's unit and in-process tests, then the demo's curl tests
 # (Demo/CatService/Tests/run-all.sh, which ends with "N passed, N failed").
-test: deps test-lib test-demo
+test: deps test-layers test-lib test-demo
+
+# The module layers (Scripts/check-layers.sh: dependencies, imports, folder sizes), and the
+# HTTP/1.1-only example, which must link no TLS or HTTP/2 library and serve as a client expects.
+test-layers:
+	$(SWIFT) build --product HTTP1OnlyExample
+	Scripts/check-layers.sh "$$($(SWIFT) build --show-bin-path)/HTTP1OnlyExample"
+	Scripts/http1-only.sh "$$($(SWIFT) build --show-bin-path)/HTTP1OnlyExample"
 
 # The streaming tests bound the process's resident memory, which every test in the process
 # shares: they run in a process of their own, after the rest.

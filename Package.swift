@@ -8,6 +8,8 @@ let package = Package(
     name: "whisker",
     platforms: [.macOS(.v15)],
     products: [
+        // Everything a generated server needs, in one import: core, TLS, HTTP/2 and the transport.
+        .library(name: "Whisker", targets: ["Whisker"]),
         .library(name: "WhiskerSockets", targets: ["WhiskerSockets"]),
         .library(name: "WhiskerTLS", targets: ["WhiskerTLS"]),
         .library(name: "WhiskerHTTP2", targets: ["WhiskerHTTP2"]),
@@ -32,17 +34,19 @@ let package = Package(
         // libnghttp2 from the system (Debian: libnghttp2-dev), the 1.52 ssize_t session API.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
         .target(name: "WhiskerSockets", dependencies: ["CWhiskerSystem"]),
-        .target(name: "WhiskerHTTP2", dependencies: ["CNGHTTP2"]),
+        .target(
+            name: "WhiskerHTTP2",
+            dependencies: ["WhiskerCore", "WhiskerSockets", "CNGHTTP2", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "WhiskerTLS",
-            dependencies: ["WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["WhiskerCore", "WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]
         ),
+        // The core knows neither TLS nor HTTP/2: they plug into its seam (Connection/).
         .target(
             name: "WhiskerCore",
             dependencies: [
                 "WhiskerSockets",
-                "WhiskerTLS",
-                "WhiskerHTTP2",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -56,6 +60,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A server that speaks HTTP/1.1 only: what it links shows the core needs no TLS or HTTP/2.
+        .executableTarget(
+            name: "HTTP1OnlyExample",
+            dependencies: [
+                "WhiskerCore", "OpenAPIWhisker",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "OpenAPIWhisker"]),
         // Metrics and tracing (OpenTelemetry names) as a RequestObserver: its own module, so that a
         // server that observes nothing builds and links none of swift-metrics and swift-distributed-tracing.
         .target(
@@ -78,7 +92,10 @@ let package = Package(
             dependencies: ["WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
-        .testTarget(name: "WhiskerHTTP2Tests", dependencies: ["WhiskerHTTP2", "CNGHTTP2", "WhiskerTesting"]),
+        .testTarget(
+            name: "WhiskerHTTP2Tests",
+            dependencies: ["WhiskerHTTP2", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         .testTarget(
             name: "WhiskerTLSTests",
             dependencies: ["WhiskerTLS", "WhiskerSockets", "WhiskerTesting", "COpenSSL", .product(name: "Logging", package: "swift-log")]
@@ -86,7 +103,7 @@ let package = Package(
         .testTarget(
             name: "WhiskerCoreTests",
             dependencies: [
-                "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerTesting",
+                "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "WhiskerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 "WhiskerObservability",

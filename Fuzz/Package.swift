@@ -35,9 +35,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        fuzzTarget("FuzzHTTP1Parser", ["WhiskerCore", "WhiskerSockets"]),
+        fuzzTarget("FuzzHTTP1Parser", ["WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
         fuzzTarget("FuzzRouter", ["WhiskerCore"]),
-        fuzzTarget("FuzzH2CUpgrade", ["WhiskerCore", "WhiskerSockets"]),
+        fuzzTarget("FuzzH2CUpgrade", ["WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
         fuzzTarget("FuzzByteRanges", ["WhiskerCore"]),
         fuzzTarget("FuzzHTTP2Session", ["WhiskerHTTP2", "WhiskerCore"]),
     ]

@@ -22,8 +22,7 @@ let package = Package(
         .executableTarget(
             name: "CatService",
             dependencies: [
-                .product(name: "OpenAPIWhisker", package: "whisker"),
-                .product(name: "WhiskerCore", package: "whisker"),
+                .product(name: "Whisker", package: "whisker"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -26,8 +26,7 @@ let package = Package(
         .executableTarget(
             name: "CatService",
             dependencies: [
-                .product(name: "OpenAPIWhisker", package: "whisker"),
-                .product(name: "WhiskerCore", package: "whisker"),
+                .product(name: "Whisker", package: "whisker"),
                 .product(name: "WhiskerLifecycle", package: "whisker"),
                 .product(name: "WhiskerObservability", package: "whisker"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

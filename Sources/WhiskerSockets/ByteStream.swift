@@ -22,6 +22,10 @@ public protocol ByteStream: AnyObject {
     /// can flow (a TLS handshake); the connection above then holds it to a handshake deadline
     /// instead of the idle one. A plain socket never is.
     var isHandshaking: Bool { get }
+    /// What the stream knows of its encryption, once established: `nil` for a plain socket (and
+    /// for a TLS stream still in its handshake). What a stream wrapper reports here reaches
+    /// `RequestContext.tls` and the protocol choice by ALPN, with no downcast to the wrapper.
+    var tlsDetails: TLSDetails? { get }
 
     /// Starts calling `onReadable` when ``read(into:)`` may have bytes (or the end of stream) to give.
     func startReading(_ onReadable: @escaping () -> Void)
@@ -58,6 +62,9 @@ extension ByteStream {
     /// A stream with no handshake of its own.
     public var isHandshaking: Bool { false }
 
+    /// A stream that is not encrypted.
+    public var tlsDetails: TLSDetails? { nil }
+
     /// Queues `bytes` and flushes.
     public func write(_ bytes: ArraySlice<UInt8>, completion: SocketConnection.WriteCompletion? = nil) {
         write(bytes, flush: true, completion: completion)
@@ -71,5 +78,19 @@ extension ByteStream {
     /// Closes after a flush, lingering up to 2 s.
     public func closeAfterFlush() {
         closeAfterFlush(linger: .seconds(2))
+    }
+}
+
+/// The TLS side of an established connection, as its stream reports it.
+public struct TLSDetails: Sendable, Equatable {
+    /// The negotiated version, "TLSv1.3" or "TLSv1.2".
+    public let version: String
+    /// ALPN's choice ("h2", "http/1.1"), or `nil` when the client offered none.
+    public let applicationProtocol: String?
+
+    /// Details of a TLS connection.
+    public init(version: String, applicationProtocol: String?) {
+        self.version = version
+        self.applicationProtocol = applicationProtocol
     }
 }

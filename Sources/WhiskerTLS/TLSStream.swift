@@ -48,6 +48,11 @@ public final class TLSStream: ByteStream {
     public var applicationProtocol: String? { session.applicationProtocol }
     /// The negotiated protocol version ("TLSv1.3"), once established.
     public var protocolVersion: String? { session.isEstablished ? session.version : nil }
+    /// The version and ALPN choice once the handshake is complete.
+    public var tlsDetails: TLSDetails? {
+        guard session.isEstablished else { return nil }
+        return TLSDetails(version: session.version, applicationProtocol: session.applicationProtocol)
+    }
 
     public func startReading(_ onReadable: @escaping () -> Void) { socket.startReading(onReadable) }
     public func pauseReading() { socket.pauseReading() }

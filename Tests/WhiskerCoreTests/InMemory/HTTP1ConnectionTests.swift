@@ -21,8 +21,8 @@ import WhiskerTesting
         let context = ServerContext(router: router, configuration: configuration)
         let stream = try MemoryByteStream()
         stream.queue.async {
-            let connection = HTTP1Connection(socket: stream, context: context)
-            // The stream's read handler holds the connection until it closes.
+            let connection = Connection(stream: stream, context: context)
+            // The stream's close handler holds the connection until it closes.
             connection.start()
         }
         return stream

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
 import WhiskerCore
+import WhiskerHTTP2
 import WhiskerTesting
 
 /// Byte ranges on the wire, over HTTP/1.1 and HTTP/2, for a body in memory and a streamed one.

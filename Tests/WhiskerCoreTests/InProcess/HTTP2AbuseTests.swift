@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
 import WhiskerCore
+import WhiskerHTTP2
 import WhiskerTesting
 
 /// HTTP/2 as a hostile client drives it, with exact frames written by hand: header blocks that

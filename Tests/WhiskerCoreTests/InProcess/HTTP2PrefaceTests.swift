@@ -1,5 +1,6 @@
 import Testing
 import WhiskerCore
+import WhiskerHTTP2
 import WhiskerTLS
 import WhiskerTesting
 

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
 import WhiskerCore
+import WhiskerHTTP2
 import WhiskerTLS
 import WhiskerTesting
 

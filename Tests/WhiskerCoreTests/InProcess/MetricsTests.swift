@@ -3,6 +3,7 @@ import HTTPTypes
 import MetricsTestKit
 import Testing
 import WhiskerCore
+import WhiskerHTTP2
 import WhiskerObservability
 import WhiskerTesting
 

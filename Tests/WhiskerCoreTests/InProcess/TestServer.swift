@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 import WhiskerCore
+import WhiskerHTTP2
 import WhiskerSockets
 import WhiskerTesting
 
@@ -12,6 +13,8 @@ func makeServer(_ configure: (inout WhiskerServer.Configuration) -> Void = { _ i
     var logger = Logger(label: "whisker.test")
     logger.logLevel = .critical
     configuration.logger = logger
+    // The in-process tests were written for a server that speaks HTTP/2 too.
+    configuration.http2 = HTTP2Settings()
     configure(&configuration)
     return WhiskerServer(configuration: configuration)
 }

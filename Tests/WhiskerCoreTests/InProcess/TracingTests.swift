@@ -3,6 +3,7 @@ import InMemoryTracing
 import Testing
 import Tracing
 import WhiskerCore
+import WhiskerHTTP2
 import WhiskerObservability
 import WhiskerTesting
 

@@ -6,8 +6,7 @@
 import Foundation
 import Logging
 import OpenAPIRuntime
-import OpenAPIWhisker
-import WhiskerCore
+import Whisker
 
 let port = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 8080
 LoggingSystem.bootstrap { label in
@@ -20,6 +19,7 @@ logger.logLevel = .warning
 
 var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: port)
 configuration.logger = logger
+configuration.http2 = HTTP2Settings()
 let environment = ProcessInfo.processInfo.environment
 if let certificate = environment["CAT_TLS_CERT"], let key = environment["CAT_TLS_KEY"] {
     configuration.servesCleartext = false

@@ -2,9 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import OpenAPIRuntime
-import OpenAPIWhisker
 import ServiceLifecycle
-import WhiskerCore
+import Whisker
 import WhiskerLifecycle
 import WhiskerObservability
 
@@ -175,7 +174,8 @@ struct CatServiceCommand: AsyncParsableCommand {
         var configuration = WhiskerServer.Configuration(host: settings.host, port: settings.port)
         configuration.logger = logger
         configuration.servesCleartext = settings.cleartext
-        if !settings.http2 { configuration.http2 = nil }
+        // Set even when off: an HTTP/2 client with prior knowledge is then told so in HTTP/2.
+        configuration.http2 = settings.http2 ? HTTP2Settings() : nil
         configuration.cleartextHTTP2Only = settings.h2cOnly
         if let certificate = settings.tlsCertificate, let key = settings.tlsPrivateKey {
             configuration.https = .init(port: settings.tlsPort, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))

@@ -1,6 +1,6 @@
 import HTTPTypes
 import Prometheus
-import WhiskerCore
+import Whisker
 import WhiskerObservability
 
 /// `--metrics`: the server's request metrics in a Prometheus registry of their own, served as

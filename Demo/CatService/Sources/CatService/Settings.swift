@@ -1,6 +1,6 @@
 import ArgumentParser
 import Logging
-import WhiskerCore
+import Whisker
 
 /// cat-service's settings, each from its flag, else its `CAT_SERVICE_*` environment variable, else
 /// its default. A bad value is a `ValidationError` naming the flag or the variable it came from.

@@ -6,7 +6,7 @@ import Darwin
 import Logging
 import ServiceLifecycle
 import UnixSignals
-import WhiskerCore
+import Whisker
 
 // The services that run next to the server in cat-service's ServiceGroup, one per signal it acts on.
 

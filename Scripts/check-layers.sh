@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# check-layers.sh [HTTP1-ONLY-BINARY]: fails (exit 1, one line per breach) when the modules break
+# the layer map of ../shared/DESIGN.md and the README's "Modules" table:
+#   - a target depends on a module its row does not allow (Package.swift, via dump-package);
+#   - a source file imports a module its target must not see (WhiskerCore: no OpenSSL, nghttp2,
+#     WhiskerTLS or WhiskerHTTP2), so that a package edit cannot slip one in through another path;
+#   - a folder of WhiskerCore holds more than 15 files;
+#   - the HTTP/1.1-only example binary, if given, links libssl, libcrypto or libnghttp2.
+# `make test` runs it. Run from anywhere; needs swift and python3.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+swift package dump-package 2>/dev/null | python3 -c '
+import json, re, sys, pathlib
+
+# What each library target may depend on (targets and products). Anything else is a breach.
+allowed = {
+    "WhiskerSockets": {"CWhiskerSystem"},
+    "WhiskerCore": {"WhiskerSockets", "HTTPTypes", "Logging"},
+    "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging"},
+    "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging"},
+    "OpenAPIWhisker": {"WhiskerCore", "OpenAPIRuntime", "HTTPTypes", "Logging"},
+    "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
+    "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "OpenAPIWhisker"},
+    "HTTP1OnlyExample": {"WhiskerCore", "OpenAPIWhisker", "OpenAPIRuntime", "HTTPTypes"},
+}
+# Modules a target'"'"'s sources must never import, whatever Package.swift says.
+forbidden_imports = {
+    "WhiskerSockets": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "HTTPTypes"},
+    "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2"},
+    "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "Whisker"},
+}
+
+package = json.load(sys.stdin)
+breaches = []
+for target in package["targets"]:
+    name = target["name"]
+    if target["type"] not in ("regular", "executable"):
+        continue
+    if name not in allowed:
+        if not name.startswith(("C", "WhiskerTesting")):
+            breaches.append(f"{name}: a target the layer map does not know (add it to Scripts/check-layers.sh and the README)")
+        continue
+    for dependency in target.get("dependencies", []):
+        kind, value = next(iter(dependency.items()))
+        dep = value[0]
+        if dep not in allowed[name]:
+            breaches.append(f"{name} depends on {dep}, which its layer may not")
+
+pattern = re.compile(r"^\s*(?:@_exported\s+)?(?:@testable\s+)?(?:public\s+|package\s+|internal\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)", re.M)
+for name, banned in forbidden_imports.items():
+    for path in sorted(pathlib.Path("Sources", name).rglob("*.swift")):
+        for module in pattern.findall(path.read_text()):
+            if module in banned:
+                breaches.append(f"{path} imports {module}, which {name} must not know")
+
+for folder in [pathlib.Path("Sources/WhiskerCore"), *pathlib.Path("Sources/WhiskerCore").rglob("*")]:
+    if folder.is_dir():
+        count = sum(1 for entry in folder.iterdir() if entry.is_file())
+        if count > 15:
+            breaches.append(f"{folder} holds {count} files (at most 15: split it by concern)")
+
+for breach in breaches:
+    print(f"check-layers: {breach}")
+sys.exit(1 if breaches else 0)
+'
+
+if [[ $# -ge 1 ]]; then
+    linked=$(ldd "$1" | grep -E 'lib(ssl|crypto|nghttp2)\.' || true)
+    if [[ -n $linked ]]; then
+        echo "check-layers: $1 (HTTP/1.1 only) links TLS or HTTP/2 libraries:"
+        echo "$linked"
+        exit 1
+    fi
+fi
+echo "check-layers: module dependencies, imports and folder sizes match the layer map${1:+; $(basename "$1") links no libssl, libcrypto or libnghttp2}"

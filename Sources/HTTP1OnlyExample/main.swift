@@ -1,0 +1,47 @@
+// An HTTP/1.1-only server: WhiskerCore and the OpenAPI transport, nothing else of Whisker. It links
+// neither OpenSSL nor libnghttp2 (Scripts/check-layers.sh checks with ldd), which is what a service
+// behind a proxy that ends TLS and speaks HTTP/1.1 upstream needs.
+//
+//     swift run HTTP1OnlyExample 8080      # then: curl http://127.0.0.1:8080/hello/world
+//
+// A generated server would call `registerHandlers(on: transport, serverURL:)`; this one registers
+// one operation by hand, as the generated code does. SIGTERM and SIGINT shut it down gracefully
+// (WhiskerLifecycle does the same for a swift-service-lifecycle `ServiceGroup`).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import HTTPTypes
+import OpenAPIRuntime
+import OpenAPIWhisker
+import WhiskerCore
+
+let port = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 8080
+let server = WhiskerServer(configuration: .init(host: "127.0.0.1", port: port))
+let transport = WhiskerTransport(server)
+try transport.register({ _, _, metadata in
+    let name = metadata.pathParameters["name"].map(String.init) ?? ""
+    return (HTTPResponse(status: .ok, headerFields: [.contentType: "text/plain"]), HTTPBody("hello \(name)\n"))
+}, method: .get, path: "/hello/{name}")
+
+/// Shuts `server` down on SIGTERM and SIGINT; keep the sources alive while it runs.
+func shutdownOnSignals(_ server: WhiskerServer) -> [any DispatchSourceSignal] {
+    [SIGTERM, SIGINT].map { number in
+        #if canImport(Darwin)
+        signal(number, SIG_IGN)  // kqueue delivers it to the source only when the default action is off
+        #endif
+        let source = DispatchSource.makeSignalSource(signal: number)
+        source.setEventHandler { Task { await server.shutdown() } }
+        source.resume()
+        return source
+    }
+}
+
+let signals = shutdownOnSignals(server)
+try await server.run { addresses in
+    print("listening on \(addresses[0])")
+    fflush(nil)
+}
+withExtendedLifetime(signals) {}

@@ -1,0 +1,315 @@
+import Dispatch
+import HTTPTypes
+import Logging
+import WhiskerSockets
+
+/// Serves HTTP/1.1 on one socket: reads and parses requests, routes them, runs handlers, and
+/// writes responses in order (pipelined requests wait in the read buffer until the response before
+/// them is written). All state lives on the socket's serial queue; handlers run as tasks and
+/// reach back only through ``QueueBound``.
+final class HTTP1Connection: ConnectionHandler {
+    /// The connection this handler serves, which owns it.
+    unowned let connection: Connection
+    let socket: any ByteStream
+    let context: ServerContext
+    var queue: DispatchQueue { socket.queue }
+
+    var buffer = ReadBuffer()
+    var parser: HTTP1RequestParser
+    var exchange: HTTP1Exchange?
+    private var nextExchangeID: UInt64 = 0
+    /// No more requests: the connection is closing once what is queued is written.
+    var isClosing = false
+    var isShuttingDown = false
+    private var isDriving = false
+    private var driveAgain = false
+
+    let timer: ConnectionTimer
+    /// Handler tasks run on the connection's worker's queue (see ``DispatchQueueExecutor``).
+    let executor: DispatchQueueExecutor
+    /// The TLS details for ``RequestContext`` (`nil` on cleartext), read once: the first request
+    /// comes after the handshake.
+    lazy var tlsDetails = socket.tlsDetails
+    var lastReadAt = DispatchTime.now()
+    var headStartedAt: DispatchTime?
+    var idleSince = DispatchTime.now()
+
+    var logger: Logger { context.logger }
+
+    init(connection: Connection) {
+        self.connection = connection
+        self.socket = connection.stream
+        self.context = connection.context
+        self.parser = HTTP1RequestParser(limits: context.configuration.limits)
+        self.timer = ConnectionTimer(worker: socket.worker)
+        self.executor = socket.worker.executor
+    }
+
+    var bound: QueueBound<HTTP1Connection> { QueueBound(self, queue: queue) }
+
+    /// Starts the deadlines (the ``Connection`` has started reading). Call on the queue.
+    func start(buffered: inout ReadBuffer) {
+        timer.start { [weak self] in self?.timerFired() }
+        updateTimer()
+    }
+
+    // MARK: Reading
+
+    func readable() {
+        do {
+            switch try socket.read(into: &buffer) {
+            case .wouldBlock:
+                return
+            case .endOfStream:
+                peerClosed()
+                return
+            case .bytes:
+                lastReadAt = .now()
+                if exchange == nil && headStartedAt == nil { headStartedAt = lastReadAt }
+            }
+        } catch {
+            if !error.isDisconnect { logger.debug("read failed", metadata: ["peer": "\(socket.peer)", "error": "\(error)"]) }
+            peerClosed()
+            return
+        }
+        drive()
+    }
+
+    /// The client closed its side or reset the connection. Half-closed connections are treated
+    /// as closed (as SwiftNIO's default): a handler in flight is cancelled.
+    private func peerClosed() {
+        socket.close()
+    }
+
+    func streamClosed() {
+        isClosing = true
+        timer.cancel()
+        if let exchange {
+            exchange.body?.finish(error: RequestBodyError.connectionClosed)
+            if !exchange.isResponseComplete { exchange.task?.cancel() }
+        }
+        exchange = nil
+    }
+
+    // MARK: Parsing and dispatch
+
+    /// Parses what is buffered as far as the current state allows. Re-entrant calls (a write
+    /// completing synchronously inside the loop) just ask the running loop for another pass.
+    func drive() {
+        if isDriving {
+            driveAgain = true
+            return
+        }
+        isDriving = true
+        defer { isDriving = false }
+        repeat {
+            driveAgain = false
+            driveOnce()
+        } while driveAgain
+        updateReadInterest()
+        updateTimer()
+    }
+
+    private func driveOnce() {
+        while !isClosing {
+            if let exchange {
+                guard !exchange.isBodyComplete, !exchange.isBodyPaused else { return }
+                let event: HTTP1RequestParser.Event?
+                do {
+                    event = try parser.next(&buffer)
+                } catch {
+                    bodyRejected(error, exchange: exchange)
+                    return
+                }
+                switch event {
+                case nil:
+                    return
+                case .body(let chunk):
+                    exchange.bodyBytesReceived += Int64(chunk.count)
+                    if let body = exchange.body, !body.push(chunk) { exchange.isBodyPaused = true }
+                case .end:
+                    exchange.isBodyComplete = true
+                    exchange.body?.finish(error: nil)
+                    if exchange.isResponseComplete { finishExchange() }
+                case .head:
+                    assertionFailure("a head inside a body")
+                    return
+                }
+            } else {
+                guard buffer.readableBytes > 0 else { return }
+                if nextExchangeID == 0, let handover = context.configuration.protocolHandover {
+                    switch handover.firstBytes(buffer, on: socket) {
+                    case .needMore: return
+                    case .http1: break
+                    case .takeOver:
+                        handOver(to: handover, upgrade: nil)
+                        return
+                    case .refuse(let answer, let reason):
+                        refuse(answer, reason: reason)
+                        return
+                    }
+                }
+                let event: HTTP1RequestParser.Event?
+                do {
+                    event = try parser.next(&buffer)
+                } catch {
+                    reject(error)
+                    return
+                }
+                guard case .head(let head)? = event else { return }
+                if !isShuttingDown, let handover = context.configuration.protocolHandover, handover.acceptsUpgrade(head, on: socket) {
+                    handOver(to: handover, upgrade: head)
+                    return
+                }
+                startExchange(head)
+            }
+        }
+    }
+
+    /// Hands the connection to another protocol with what was read so far: after its first bytes
+    /// (the HTTP/2 preface), or answering the upgrade request `upgrade`. This handler stops here:
+    /// its timer is cancelled and it gets no more events.
+    private func handOver(to handover: any ProtocolHandover, upgrade: RequestHead?) {
+        let handler: any ConnectionHandler
+        do {
+            handler = try handover.takeOver(connection, upgrade: upgrade)
+        } catch {
+            logger.error("cannot hand the connection over", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+            close()
+            return
+        }
+        isClosing = true
+        timer.cancel()
+        headStartedAt = nil
+        connection.handOver(to: handler, buffered: &buffer)
+    }
+
+    private func updateReadInterest() {
+        guard !isClosing else { return }
+        var wantsBytes = true
+        if let exchange {
+            if exchange.isBodyPaused {
+                wantsBytes = false
+            } else if exchange.isBodyComplete {
+                // Keep reading to notice a client that goes away, but only so far ahead.
+                wantsBytes = buffer.readableBytes < context.configuration.limits.maxHeaderBytes
+            }
+        }
+        if wantsBytes { socket.resumeReading() } else { socket.pauseReading() }
+    }
+
+    private func startExchange(_ head: RequestHead) {
+        nextExchangeID &+= 1
+        let exchange = HTTP1Exchange(id: nextExchangeID, head: head)
+        self.exchange = exchange
+        headStartedAt = nil
+        let bound = self.bound
+        let id = exchange.id
+        let origin = RequestOrigin(peer: socket.peer, httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails, executor: executor)
+        let declaredLength: Int64? = if case .length(let length) = head.framing { length } else { nil }
+        let outcome = context.dispatch(head.request, origin: origin, declaredLength: declaredLength, body: {
+            guard head.framing != .none else { return nil }
+            let channel = RequestBodyChannel(highWatermark: context.configuration.limits.requestBodyBufferSize) {
+                bound.run { $0.bodyDemanded(exchangeID: id) }
+            }
+            exchange.body = channel
+            return channel
+        }, target: QueueResponseTarget(connection: bound, id: id)) { response in
+            guard case .bytes(let body) = response.body.storage else { return }
+            writeResponse(response.head, body: body, id: id)
+        }
+        switch outcome {
+        case .started(let task): exchange.task = task
+        case .answered: break
+        case .rejected(let rejection): reject(rejection)
+        }
+    }
+
+    /// The handler asked for body bytes: send `100 Continue` if the client waits for it, and
+    /// resume reading if the buffer had filled up.
+    func bodyDemanded(exchangeID: UInt64) {
+        guard let exchange, exchange.id == exchangeID, !isClosing else { return }
+        if exchange.head.expectsContinue && !exchange.isContinueSent && !exchange.isResponseStarted && !exchange.isBodyComplete {
+            exchange.isContinueSent = true
+            socket.write(ArraySlice("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        }
+        if exchange.isBodyPaused {
+            exchange.isBodyPaused = false
+            lastReadAt = .now()
+        }
+        drive()
+    }
+
+    /// The response is written and the request body read: the connection is ready for the next request.
+    func finishExchange() {
+        exchange = nil
+        idleSince = .now()
+        // An idle keep-alive connection keeps no read buffer: thousands of them would hold 4 KiB each.
+        buffer.releaseStorageIfEmpty()
+        if buffer.readableBytes > 0 { headStartedAt = idleSince }
+        if isShuttingDown {
+            close()
+            return
+        }
+        drive()
+    }
+
+    // MARK: Rejections and closing
+
+    /// Answers a request that failed before it reached a handler, then closes.
+    func reject(_ rejection: HTTPRejection) {
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        isClosing = true
+        socket.write(Self.closingResponseBytes(ResponseHeadWriter.rejection(rejection))[...])
+        socket.closeAfterFlush()
+    }
+
+    /// Sends `answer`, then closes: for a client of another protocol that cannot be served (for
+    /// HTTP/2, a broken preface or HTTP/2 off: SETTINGS and GOAWAY naming no stream).
+    private func refuse(_ answer: [UInt8], reason: String) {
+        logger.info("rejected connection", metadata: ["peer": "\(socket.peer)", "reason": "\(reason)"])
+        isClosing = true
+        socket.write(answer[...])
+        socket.closeAfterFlush(linger: .milliseconds(500))
+    }
+
+    /// A complete response with a bytes body and `Connection: close`, as one buffer.
+    static func closingResponseBytes(_ response: Response) -> [UInt8] {
+        guard case .bytes(let body) = response.body.storage else { return [] }
+        let framing = ResponseFraming(contentLength: Int64(body.count), chunked: false, sendsBody: true, keepAlive: false)
+        var bytes = ResponseHeadWriter.head(response.head, framing: framing, isHTTP11: true, dateLine: DateCache.shared.headerLine())
+        bytes.append(contentsOf: body)
+        return bytes
+    }
+
+    private func bodyRejected(_ rejection: HTTPRejection, exchange: HTTP1Exchange) {
+        exchange.body?.finish(error: RequestBodyError.rejected(rejection))
+        exchange.task?.cancel()
+        if exchange.isResponseStarted {
+            logger.info("request body rejected after the response started", metadata: ["peer": "\(socket.peer)", "reason": "\(rejection.reason)"])
+            close()
+        } else {
+            reject(rejection)
+        }
+    }
+
+    /// Closes now (aborting anything in flight).
+    func close() {
+        isClosing = true
+        socket.close()
+    }
+
+    /// Graceful shutdown: a busy connection finishes its response with `Connection: close` (or
+    /// closes right after it, if the head already went out). An idle one first reads what the
+    /// client may have sent since the last read event, so a request already on its way (or half
+    /// read) is answered too; with nothing there, it closes now.
+    func beginShutdown() {
+        isShuttingDown = true
+        guard exchange == nil, !isClosing else { return }
+        readable()
+        if exchange == nil, buffer.readableBytes == 0, !isClosing {
+            isClosing = true
+            socket.closeAfterFlush(linger: .milliseconds(500))
+        }
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// The `Date` header line (RFC 9110 section 5.6.7, IMF-fixdate), formatted once per second.
+package final class DateCache: Sendable {
+    package static let shared = DateCache()
+
+    private let cache = Mutex<(second: Int, line: [UInt8])>((-1, []))
+
+    /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second.
+    func headerLine() -> [UInt8] {
+        let now = time(nil)
+        return cache.withLock { cache in
+            if cache.second != now {
+                cache = (now, Array("Date: \(Self.format(now))\r\n".utf8))
+            }
+            return cache.line
+        }
+    }
+
+    /// The IMF-fixdate alone (`Sun, 06 Nov 1994 08:49:37 GMT`), for HTTP/2's `date` field.
+    package func value() -> String {
+        let line = headerLine()
+        return String(decoding: line[6..<(line.count - 2)], as: UTF8.self)
+    }
+
+    static func format(_ seconds: Int) -> String {
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+}

@@ -1,0 +1,184 @@
+package import HTTPTypes
+import Logging
+import Synchronization
+package import WhiskerSockets
+
+/// Where a handler's response goes: one HTTP/1.1 exchange or one HTTP/2 stream. The calls come
+/// from the handler's task; implementations hop to their connection's queue.
+package protocol ResponseTarget: ResponseBodySink {
+    /// A whole response whose body is in memory.
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>)
+    /// The head of a streamed body, of known length or not.
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?)
+    /// The streamed body is complete.
+    func finishStream()
+    /// The streamed body failed after its head went out.
+    func abortStream()
+}
+
+/// A connection that writes the response of one of its exchanges (HTTP/1.1) or streams (HTTP/2);
+/// every method runs on the connection's queue.
+package protocol ResponseWriting: AnyObject, SendableMetatype {
+    /// Which exchange or stream a response belongs to.
+    associatedtype ExchangeID: Sendable
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, id: ExchangeID)
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?, id: ExchangeID)
+    /// `completion` runs once the chunk is on its way (or with the error that stopped it).
+    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id: ExchangeID, completion: @escaping ((any Error)?) -> Void)
+    func finishStream(id: ExchangeID)
+    func abortStream(id: ExchangeID)
+}
+
+/// One exchange or stream of a connection as the place a handler's response goes: each call hops
+/// to the connection's queue (or runs at once when the handler is already on it).
+package struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget {
+    let connection: QueueBound<Connection>
+    let id: Connection.ExchangeID
+
+    package init(connection: QueueBound<Connection>, id: Connection.ExchangeID) {
+        self.connection = connection
+        self.id = id
+    }
+
+    package func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
+        connection.run { [id] in $0.writeResponse(head, body: body, id: id) }
+    }
+
+    package func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
+        connection.run { [id] in $0.writeStreamHead(head, length: length, id: id) }
+    }
+
+    package func finishStream() {
+        connection.run { [id] in $0.finishStream(id: id) }
+    }
+
+    package func abortStream() {
+        connection.run { [id] in $0.abortStream(id: id) }
+    }
+
+    package func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            connection.run { [id] connection in
+                connection.writeStreamChunk(bytes, id: id) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                }
+            }
+        }
+    }
+}
+
+extension ServerContext {
+    /// Starts `handler` for `request` in a task that begins on this thread, on the connection's
+    /// queue executor, and runs until the handler first suspends (often never, for a small
+    /// handler): no hand-off to another thread.
+    func startHandler(
+        _ route: Route, request: Request, target: some ResponseTarget,
+        httpVersion: RequestContext.HTTPVersion, tls: RequestContext.TLS?, executor: DispatchQueueExecutor
+    ) -> Task<Void, Never> {
+        let requestContext = RequestContext(
+            peer: request.peer, httpVersion: httpVersion, tls: tls,
+            requestID: RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs))
+        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs, ranges = configuration.servesByteRanges, etags = configuration.generatesETags, observer] in
+            await runHandler(route, request: request, target: target, context: requestContext, echoesRequestID: echoesID, servesRanges: ranges, generatesETags: etags, logger: logger, accessLog: accessLog, observer: observer)
+        }
+    }
+}
+
+/// Runs the handler of `route` for `request` and sends its response to `target`, whatever the
+/// protocol: errors become a logged 500, a streamed body is written chunk by chunk with
+/// backpressure, and a HEAD request gets the head only. The handler runs with ``RequestContext/current`` set, the response
+/// carries the request id, with an access logger one line per request is logged at the end, and
+/// with a ``RequestObserver`` the request is observed (measured, traced).
+func runHandler(
+    _ route: Route, request: Request, target: some ResponseTarget, context: RequestContext, echoesRequestID: Bool,
+    servesRanges: Bool, generatesETags: Bool, logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
+) async {
+    let started = accessLog == nil ? nil : ContinuousClock.now
+    let (status, bytes) = await RequestContext.$current.withValue(context) {
+        let requestID = echoesRequestID ? context.requestID : nil
+        guard let observer else {
+            return await respond(route.handler, request: request, target: target, requestID: requestID, servesRanges: servesRanges, generatesETags: generatesETags, logger: logger)
+        }
+        return await observer.observe(request, route: route.template, context: context) {
+            await respond(route.handler, request: request, target: target, requestID: requestID, servesRanges: servesRanges, generatesETags: generatesETags, logger: logger)
+        }
+    }
+    if let accessLog, let started {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        accessLog.info("\(request.head.method.rawValue) \(request.head.path ?? "") \(status)", metadata: [
+            "status": "\(status)", "bytes": "\(bytes)", "duration_ms": "\(Int(milliseconds.rounded()))",
+            "protocol": "\(context.httpVersion.rawValue)", "peer": "\(context.peer)", "request_id": "\(context.requestID ?? "-")",
+        ])
+    }
+}
+
+/// The response of `handler`, sent; returns its status and how many body bytes were written.
+/// `requestID`, if given, goes into the response's `X-Request-ID`. Then, in RFC 9110's order: with
+/// `generatesETags` an in-memory 200 gets an `ETag`, the request's preconditions are answered
+/// (304, 412), and with `servesRanges` its `Range` header (206, 416).
+private func respond(
+    _ handler: HTTPHandler, request: Request, target: some ResponseTarget, requestID: String?,
+    servesRanges: Bool, generatesETags: Bool, logger: Logger
+) async -> (Int, Int) {
+    var response: Response
+    do {
+        response = try await handler(request)
+    } catch {
+        if !Task.isCancelled {
+            logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
+        }
+        response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
+    }
+    if let requestID, response.head.headerFields[RequestContext.requestIDField] == nil {
+        response.head.headerFields[RequestContext.requestIDField] = requestID
+    }
+    let asks = ConditionalHeaders(request.head.headerFields)
+    if generatesETags { response = response.withGeneratedETag(for: request.head) }
+    if asks.hasPreconditions { response = response.answeringPreconditions(of: request.head) }
+    if servesRanges { response = response.answeringRange(of: request.head, asksRange: asks.hasRange) }
+    let status = response.head.status.code
+    let length: Int64?
+    let write: @Sendable (ResponseBodyWriter) async throws -> Void
+    switch response.body.storage {
+    case .empty:
+        target.writeResponse(response.head, body: [])
+        return (status, 0)
+    case .bytes(let bytes):
+        target.writeResponse(response.head, body: bytes)
+        return (status, request.head.method == .head ? 0 : bytes.count)
+    case .stream(let streamLength, let streamWrite):
+        (length, write) = (streamLength, streamWrite)
+    }
+    target.writeStreamHead(response.head, length: length)
+    guard request.head.method != .head else {
+        target.finishStream()
+        return (status, 0)
+    }
+    let counter = CountingSink(target)
+    do {
+        try await write(ResponseBodyWriter(sink: counter))
+        target.finishStream()
+    } catch {
+        if !(error is ResponseBodyError) && !Task.isCancelled {
+            logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
+        }
+        target.abortStream()
+    }
+    return (status, counter.count)
+}
+
+/// Counts the bytes of a streamed body on their way to the target (for the access log).
+private final class CountingSink<Target: ResponseTarget>: ResponseBodySink {
+    private let target: Target
+    private let written = Mutex(0)
+
+    init(_ target: Target) { self.target = target }
+
+    var count: Int { written.withLock { $0 } }
+
+    func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
+        try await target.writeBodyChunk(bytes)
+        written.withLock { $0 += bytes.count }
+    }
+}

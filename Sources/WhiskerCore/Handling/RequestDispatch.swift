@@ -1,0 +1,65 @@
+package import HTTPTypes
+package import WhiskerSockets
+
+/// Where a request came from: what its handler's ``RequestContext`` and the observer are told,
+/// and the executor its handler task runs on (the connection's worker).
+package struct RequestOrigin {
+    package let peer: SocketAddress
+    package let httpVersion: RequestContext.HTTPVersion
+    package let tls: TLSDetails?
+    package let executor: DispatchQueueExecutor
+
+    package init(peer: SocketAddress, httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor) {
+        self.peer = peer
+        self.httpVersion = httpVersion
+        self.tls = tls
+        self.executor = executor
+    }
+}
+
+/// What became of a request handed to ``ServerContext/dispatch(_:origin:declaredLength:body:target:writeLocal:)``.
+package enum DispatchOutcome {
+    /// Its handler runs in this task.
+    case started(Task<Void, Never>)
+    /// The server answered it itself (404, or 405 with `Allow`) through `writeLocal`.
+    case answered
+    /// Refused before a handler ran: a declared body over ``WhiskerServer/Limits/maxRequestBodySize``.
+    case rejected(HTTPRejection)
+}
+
+extension ServerContext {
+    /// Routes one request and starts its handler, the same for every protocol: the path (without
+    /// its query) is matched; a miss is answered 404 or 405 (observed like a handled request when
+    /// a ``RequestObserver`` is set); a body declared larger than the limit is refused before the
+    /// handler starts; else the handler starts on `origin`'s executor with the body `body` makes
+    /// (`nil`: the request has none), and writes its response to `target`.
+    package func dispatch(
+        _ head: HTTPRequest, origin: RequestOrigin, declaredLength: Int64?, body: () -> RequestBodyChannel?,
+        target: some ResponseTarget, writeLocal: (Response) -> Void
+    ) -> DispatchOutcome {
+        let path = head.path ?? "/"
+        let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
+        switch router.match(method: head.method, path: pathOnly) {
+        case .found(let route, let parameters):
+            if let declaredLength, let rejection = configuration.limits.bodyRejection(size: declaredLength, declared: true) {
+                return .rejected(rejection)
+            }
+            let requestBody = body().map { RequestBody(length: declaredLength, channel: $0) }
+            let request = Request(head: head, body: requestBody, pathParameters: parameters, peer: origin.peer)
+            return .started(startHandler(route, request: request, target: target, httpVersion: origin.httpVersion, tls: origin.tls, executor: origin.executor))
+        case .methodNotAllowed(let allowed):
+            answerRouteMiss(head, path: pathOnly, allowed: allowed, origin: origin, writeLocal: writeLocal)
+        case .notFound:
+            answerRouteMiss(head, path: pathOnly, allowed: [], origin: origin, writeLocal: writeLocal)
+        }
+        return .answered
+    }
+
+    private func answerRouteMiss(_ head: HTTPRequest, path: Substring, allowed: [HTTPRequest.Method], origin: RequestOrigin, writeLocal: (Response) -> Void) {
+        let response = ResponseHeadWriter.routeMiss(method: head.method, path: path, allowed: allowed, serverMethods: router.methods)
+        guard let observer else { return writeLocal(response) }
+        observer.observeLocalResponse(to: head, status: response.head.status.code, httpVersion: origin.httpVersion, isTLS: origin.tls != nil, peer: origin.peer) {
+            writeLocal(response)
+        }
+    }
+}

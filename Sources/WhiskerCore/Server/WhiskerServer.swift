@@ -1,0 +1,200 @@
+import Dispatch
+public import HTTPTypes
+import Logging
+import Synchronization
+@_exported public import struct WhiskerSockets.SocketAddress
+@_exported public import struct WhiskerSockets.SystemdNotifier
+@_exported public import class WhiskerSockets.IOWorkerGroup
+public import WhiskerSockets
+
+/// An HTTP/1.1 server on BSD sockets and libdispatch.
+///
+/// Register routes, then run. ``run(onListening:)`` returns after a graceful shutdown, which
+/// ``shutdown()`` starts: the listeners close, idle connections close, requests in flight finish
+/// (HTTP/1.1 with `Connection: close`, HTTP/2 after a GOAWAY), and whatever is still open after
+/// ``Timeouts/shutdownGracePeriod`` is closed and its handlers cancelled. Cancelling the task that
+/// runs the server stops it at once: listeners and connections close, handlers are cancelled.
+///
+/// Under swift-service-lifecycle, `import WhiskerLifecycle` makes the server a `Service` whose
+/// graceful shutdown (SIGTERM in a `ServiceGroup`) is the one above.
+///
+///     let server = WhiskerServer(configuration: .init(host: "127.0.0.1", port: 8080))
+///     try server.register(method: .get, path: "/hello/{name}") { request in
+///         Response(status: .ok, body: .init(string: "hello \(request.pathParameters["name"]!)\n"))
+///     }
+///     try await server.run()
+///
+/// To serve a swift-openapi-generator `APIProtocol`, wrap the server in `WhiskerTransport`
+/// (module `OpenAPIWhisker`) and call the generated `registerHandlers(on:serverURL:)`.
+public actor WhiskerServer {
+    private enum State {
+        case idle
+        case running([Listener], ConnectionRegistry)
+        case stopping
+        case stopped
+    }
+
+    /// The configuration the server was created with.
+    public nonisolated let configuration: Configuration
+    private nonisolated let routes: RouteTable
+    private var state = State.idle
+    private var stopRequested: CheckedContinuation<Void, Never>?
+    private var isStopRequested = false
+    private var listeningWaiters: [CheckedContinuation<[SocketAddress], any Error>] = []
+    private var listenFailure: (any Error)?
+    /// The wrapper of the encrypted listener's sockets (TLS, whose `reloadTLS()` replaces its
+    /// certificate), set while the server runs.
+    package var runningStreamWrapper: (any StreamWrapper)?
+
+    /// Creates a server; nothing listens until ``run(onListening:)``.
+    /// - Parameter configuration: Address, limits, timeouts and logger.
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+        self.routes = RouteTable()
+    }
+
+    /// Adds a route. Call before ``run(onListening:)``.
+    /// - Parameters:
+    ///   - method: The method; a `GET` route also answers `HEAD`.
+    ///   - path: An OpenAPI path template: `/pets`, `/pets/{petId}`, `/file/{name}.zip`.
+    ///   - handler: The handler.
+    /// - Throws: ``RouteError`` for a malformed template, a route that is already registered
+    ///   (naming both), or a server that is already running.
+    public nonisolated func register(method: HTTPRequest.Method, path: String, handler: @escaping HTTPHandler) throws(RouteError) {
+        try routes.register(handler, method: method, path: path)
+    }
+
+    /// Listens and serves until ``shutdown()`` is called, then shuts down gracefully and returns;
+    /// when the calling task is cancelled, closes everything at once and returns.
+    /// - Parameter onListening: Called once with the bound addresses (with the real port when
+    ///   the configuration asked for port 0) as soon as the server accepts connections.
+    /// - Throws: ``WhiskerServerError`` when the server cannot listen (a taken port, a bad address)
+    ///   or was already run.
+    public func run(onListening: @Sendable ([SocketAddress]) -> Void = { _ in }) async throws {
+        guard case .idle = state else { throw WhiskerServerError("the server was already run; make a new one") }
+        let logger = configuration.logger
+        let registry: ConnectionRegistry
+        var listeners: [Listener] = []
+        do {
+            let workers = try IOWorkerGroup(count: configuration.workers)
+            registry = ConnectionRegistry(context: ServerContext(router: routes.freeze(), configuration: configuration), workers: workers)
+            let endpoints = try Self.endpoints(of: configuration)
+            runningStreamWrapper = endpoints.lazy.compactMap(\.wrapper).first
+            for endpoint in endpoints {
+                let listener = try endpoint.listen()
+                listeners.append(listener)
+                listener.start { socket in
+                    registry.accept(socket, wrapper: endpoint.wrapper)
+                } onError: { error in
+                    logger.error("accept failed", metadata: ["error": "\(error)"])
+                }
+                logger.info("listening", metadata: endpoint.logMetadata(listener))
+            }
+        } catch {
+            for listener in listeners { await listener.stop() }
+            state = .stopped
+            runningStreamWrapper = nil
+            listenFailure = error
+            resumeListeningWaiters(with: .failure(error))
+            throw error
+        }
+        state = .running(listeners, registry)
+        onListening(listeners.map(\.localAddress))
+        resumeListeningWaiters(with: .success(listeners.map(\.localAddress)))
+        let addresses = listeners.map { "\($0.localAddress)" }.joined(separator: ", ")
+        configuration.systemdNotifier?.notify("READY=1\nSTATUS=listening on \(addresses)")
+
+        await withTaskCancellationHandler {
+            await waitForStopRequest()
+        } onCancel: {
+            Task { await self.shutdown() }
+        }
+
+        state = .stopping
+        runningStreamWrapper = nil
+        logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
+        configuration.systemdNotifier?.notify("STOPPING=1\nSTATUS=draining \(registry.count) connections")
+        for listener in listeners { await listener.stop() }
+        await registry.shutdown(gracePeriod: configuration.timeouts.shutdownGracePeriod)
+        state = .stopped
+        logger.info("stopped")
+    }
+
+    /// Waits until the server listens and returns its bound addresses (with the real port when
+    /// the configuration asked for port 0): for code that runs the server through something else,
+    /// such as a swift-service-lifecycle `ServiceGroup`, and still wants to announce where it is.
+    ///
+    ///     async let serving: Void = serviceGroup.run()
+    ///     let addresses = try await server.listeningAddresses()
+    ///     print("listening on \(addresses[0])")
+    ///
+    /// - Throws: The error that stopped the server from listening, or ``WhiskerServerError`` when
+    ///   it has already stopped.
+    public func listeningAddresses() async throws -> [SocketAddress] {
+        switch state {
+        case .running(let listeners, _):
+            return listeners.map(\.localAddress)
+        case .stopping, .stopped:
+            throw listenFailure ?? WhiskerServerError("the server is not running")
+        case .idle:
+            return try await withCheckedThrowingContinuation { listeningWaiters.append($0) }
+        }
+    }
+
+    private func resumeListeningWaiters(with result: Result<[SocketAddress], any Error>) {
+        for waiter in listeningWaiters { waiter.resume(with: result) }
+        listeningWaiters = []
+    }
+
+    private func waitForStopRequest() async {
+        guard !isStopRequested else { return }
+        await withCheckedContinuation { stopRequested = $0 }
+    }
+
+    /// Starts a graceful shutdown; ``run(onListening:)`` returns when it is complete.
+    /// Calling it before `run` makes `run` stop as soon as it has started.
+    public func shutdown() {
+        isStopRequested = true
+        stopRequested?.resume()
+        stopRequested = nil
+    }
+
+    static func display(_ host: String, _ port: Int) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}
+
+/// Why a server could not run, as one readable sentence.
+public struct WhiskerServerError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, naming the setting or address involved.
+    public let description: String
+    /// An error that says `description`.
+    package init(_ description: String) { self.description = description }
+}
+
+/// The routes of a server: mutable until the server runs, then frozen into an immutable
+/// ``Router`` that every connection reads without locking.
+final class RouteTable: Sendable {
+    private let state = Mutex<(router: Router<Route>, frozen: Bool)>((Router(), false))
+
+    func register(_ handler: @escaping HTTPHandler, method: HTTPRequest.Method, path: String) throws(RouteError) {
+        try state.withLock { (state) throws(RouteError) in
+            guard !state.frozen else { throw RouteError(.serverRunning(method: method, path: path)) }
+            try state.router.register(Route(handler: handler, template: path), method: method, path: path)
+        }
+    }
+
+    func freeze() -> Router<Route> {
+        state.withLock { state in
+            state.frozen = true
+            return state.router
+        }
+    }
+}
+
+/// A registered handler and the path template it was registered under (`/pets/{petId}`), which
+/// metrics and spans name as the request's route.
+struct Route: Sendable {
+    let handler: HTTPHandler
+    let template: String
+}

@@ -1,0 +1,111 @@
+import WhiskerCore
+import WhiskerSockets
+import Dispatch
+import HTTPTypes
+import Logging
+
+extension HTTP2Connection {
+    /// What the connection's timer waits for.
+    private enum Deadline {
+        case writeStall, preface, finalGoAway, idle, streams
+    }
+
+    /// The deadline that applies now: a stalled socket write (``WhiskerServer/Timeouts/write``);
+    /// after `Upgrade: h2c`, the client's preface (``WhiskerServer/Timeouts/requestHeader``);
+    /// the final GOAWAY of a shutdown whose PING the client has not acknowledged within a second;
+    /// with no stream open, the idle timeout; else the next check of the open streams.
+    private func currentDeadline() -> (kind: Deadline, deadline: DispatchTime)? {
+        guard !isClosed else { return nil }
+        let timeouts = context.configuration.timeouts
+        if let blocked = socket.writeBlockedSince { return (.writeStall, blocked.adding(timeouts.write)) }
+        if let heldSince = outputHeldSince { return (.preface, heldSince.adding(timeouts.requestHeader)) }
+        if let noticeSentAt = shutdownNoticeSentAt, !isFinalGoAwaySent { return (.finalGoAway, noticeSentAt.adding(.seconds(1))) }
+        if streams.isEmpty {
+            if let idleSince { return (.idle, idleSince.adding(timeouts.idle)) }
+            return nil
+        }
+        if let streamCheckAt { return (.streams, streamCheckAt) }
+        return nil
+    }
+
+    /// How often open streams are looked at, at the least: each stream's own deadline is exact,
+    /// but a stream that starts waiting is noticed at the next check.
+    var streamCheckInterval: Duration {
+        let timeouts = context.configuration.timeouts
+        return min(timeouts.requestBody, timeouts.write)
+    }
+
+    func updateTimer() {
+        if let (_, deadline) = currentDeadline() { timer.arm(deadline) }
+    }
+
+    func timerFired() {
+        guard let (kind, deadline) = currentDeadline(), timer.isDue(deadline) else { return }
+        switch kind {
+        case .writeStall:
+            logger.info("HTTP/2 write stalled; closing", metadata: ["peer": "\(socket.peer)"])
+            socket.close()
+        case .preface:
+            logger.info("no HTTP/2 preface after Upgrade: h2c; closing", metadata: ["peer": "\(socket.peer)"])
+            socket.close()
+        case .finalGoAway:
+            sendFinalGoAway()
+            updateTimer()
+        case .idle:
+            logger.trace("closing idle HTTP/2 connection", metadata: ["peer": "\(socket.peer)"])
+            session.goAway()
+            finishShutdown()
+        case .streams:
+            checkStreams()
+            updateTimer()
+        }
+    }
+
+    /// Ends the streams that wait on a client that does not move, and schedules the next check.
+    /// A running handler has no deadline (how long it takes is the application's business), but
+    /// a stream does when it waits for request-body bytes the handler has asked for
+    /// (``WhiskerServer/Timeouts/requestBody``), or for the client to open its flow-control
+    /// window to response bytes (``WhiskerServer/Timeouts/write``): a client that sends HEADERS
+    /// and nothing more, or a window of zero, would otherwise hold the stream, its handler and
+    /// the connection forever.
+    private func checkStreams() {
+        let now = DispatchTime.now()
+        let timeouts = context.configuration.timeouts
+        var next = now.adding(streamCheckInterval)
+        for (id, stream) in streams {
+            if stream.body != nil, !stream.isRequestComplete, stream.unconsumedBytes == 0 {
+                let deadline = stream.bodyActivityAt.adding(timeouts.requestBody)
+                if deadline <= now {
+                    reject(HTTPRejection(.requestTimeout, "request body stalled for \(timeouts.requestBody)"), id: id, stream: stream)
+                    continue
+                }
+                next = min(next, deadline)
+            }
+            if stream.isResponseComplete, !stream.isRequestComplete, stream.body == nil, !stream.isStopRequested {
+                // Draining a body after an early response: a stall ends it.
+                let deadline = stream.bodyActivityAt.adding(timeouts.requestBody)
+                if deadline <= now {
+                    stopRequest(id, stream)
+                } else {
+                    next = min(next, deadline)
+                }
+            }
+            if let framed = session.framedBodyBytes(waitingOn: id) {
+                if framed != stream.framedSeen {
+                    stream.framedSeen = framed
+                    stream.sendProgressAt = now
+                }
+                let deadline = stream.sendProgressAt.adding(timeouts.write)
+                if deadline <= now {
+                    logger.info("HTTP/2 stream's flow-control window stayed closed; resetting it", metadata: ["peer": "\(socket.peer)", "stream": "\(id)"])
+                    stream.task?.cancel()
+                    resetStream(id, stream, errorCode: 0x8)  // CANCEL
+                    continue
+                }
+                next = min(next, deadline)
+            }
+        }
+        streamCheckAt = streams.isEmpty ? nil : next
+        flush()
+    }
+}

@@ -1,0 +1,455 @@
+import Dispatch
+import HTTPTypes
+import Logging
+import WhiskerCore
+import WhiskerSockets
+
+/// Serves HTTP/2 on one connection (after the client's preface, over TLS with ALPN `h2` or over
+/// cleartext with prior knowledge): an nghttp2 session fed from the socket, one handler task per
+/// stream, on the connection's queue like HTTP/1.1.
+///
+/// Backpressure both ways: request-body bytes are acknowledged to the client (WINDOW_UPDATE) only
+/// as the handler reads them, and frames are produced only as fast as the socket takes them (one
+/// write in flight); a response chunk's `write` returns once nghttp2 has framed it, which flow
+/// control holds back while the client's window is closed.
+final class HTTP2Connection: ResponseWriting, ConnectionHandler {
+    let socket: any ByteStream
+    let context: ServerContext
+    let session: HTTP2Session
+    private let executor: DispatchQueueExecutor
+    /// The TLS details for ``RequestContext`` (`nil` on h2c), read once: streams come after the handshake.
+    private lazy var tlsDetails = socket.tlsDetails
+    private var buffer = ReadBuffer()
+    var streams: [Int32: HTTP2Stream] = [:]
+    private var isWriting = false
+    var isClosed = false
+    /// When the graceful shutdown's notice went out; `nil` while not shutting down.
+    private(set) var shutdownNoticeSentAt: DispatchTime?
+    private(set) var isFinalGoAwaySent = false
+    /// After `Upgrade: h2c`, frames wait for the client's preface (a client may not hold much
+    /// data that arrives before it: curl keeps 32 KiB after the 101); since when, for the
+    /// request-header timeout.
+    private(set) var outputHeldSince: DispatchTime?
+    let timer: ConnectionTimer
+    /// Since when no stream has been open (for the idle timeout).
+    var idleSince: DispatchTime? = .now()
+    /// When the open streams are next checked for a stalled request body or response (see
+    /// `HTTP2Connection+Timeouts.swift`); `nil` while no stream is open.
+    var streamCheckAt: DispatchTime?
+    var logger: Logger { context.logger }
+
+    /// One request/response exchange.
+    final class HTTP2Stream {
+        var task: Task<Void, Never>?
+        var body: RequestBodyChannel?
+        var isHEAD = false
+        var isResponseComplete = false
+        var isResponseStarted = false
+        /// The completion of the response chunk nghttp2 has not framed yet (one at a time).
+        var pendingChunk: ((any Error)?) -> Void = { _ in }
+        var hasPendingChunk = false
+        /// Request body bytes received so far, against ``WhiskerServer/Limits/maxRequestBodySize``.
+        var bodyBytes: Int64 = 0
+        /// The request body ended (END_STREAM), or there was none.
+        var isRequestComplete = false
+        /// Body bytes received but not yet read by the handler: the window they hold is given
+        /// back when they are read, or when the stream ends.
+        var unconsumedBytes = 0
+        /// The last time body bytes arrived or the handler read some (for the request-body timeout).
+        var bodyActivityAt = DispatchTime.now()
+        /// Body bytes read and dropped since the response completed with the request still open.
+        var drainedBytes: Int64 = 0
+        /// The client was asked (RST_STREAM NO_ERROR after the response) to stop sending.
+        var isStopRequested = false
+        /// A streamed body's bytes against its `Content-Length`.
+        var streamed = StreamedBodyCount(declared: nil)
+        /// The last time response bytes were queued or nghttp2 framed some (for the write timeout
+        /// of a stream whose flow-control window stays closed), and the framed count seen then.
+        var sendProgressAt = DispatchTime.now()
+        var framedSeen = 0
+
+        /// The stream is gone (reset, or the connection closed): the body read fails, an
+        /// unfinished handler is cancelled, and a chunk waiting to be framed fails.
+        func end() {
+            body?.finish(error: RequestBodyError.connectionClosed)
+            body = nil
+            if !isResponseComplete { task?.cancel() }
+            if hasPendingChunk {
+                hasPendingChunk = false
+                pendingChunk(ResponseBodyError.connectionClosed)
+            }
+        }
+    }
+
+    /// - Parameter upgrade: For `Upgrade: h2c`, the client's decoded `HTTP2-Settings` and whether
+    ///   the upgraded request is a HEAD.
+    init(connection: Connection, settings: HTTP2Settings, upgrade: (settings: [UInt8], isHEAD: Bool)? = nil) throws(HTTP2Error) {
+        self.socket = connection.stream
+        self.context = connection.context
+        self.session = try HTTP2Session(
+            settings: settings, maxHeaderFields: context.configuration.limits.maxHeaderCount,
+            upgradeSettings: upgrade?.settings, upgradeIsHEAD: upgrade?.isHEAD ?? false)
+        self.timer = ConnectionTimer(worker: socket.worker)
+        self.executor = socket.worker.executor
+    }
+
+    private var bound: QueueBound<HTTP2Connection> { QueueBound(self, queue: socket.queue) }
+
+    /// Takes over with the bytes HTTP/1.1 already read (the preface and what followed).
+    func start(buffered: inout ReadBuffer) {
+        timer.start { [weak self] in self?.timerFired() }
+        process(&buffered)
+        updateTimer()
+    }
+
+    /// Serves the HTTP/1.1 request that asked for the upgrade as stream 1 (it has no body).
+    func startUpgradedRequest(_ request: HTTPRequest) {
+        var fields: [(name: String, value: String)] = [
+            (":method", request.method.rawValue), (":scheme", "http"),
+            (":authority", request.authority ?? ""), (":path", request.path ?? "/"),
+        ]
+        for field in request.headerFields where !Self.connectionSpecific.contains(field.name) && field.name.canonicalName != "http2-settings" {
+            fields.append((field.name.canonicalName, field.value))
+        }
+        outputHeldSince = .now()
+        startStream(1, fields: fields, endStream: true)
+    }
+
+    /// The stream is readable.
+    func readable() {
+        guard !isClosed else { return }
+        do {
+            switch try socket.read(into: &buffer) {
+            case .wouldBlock: return
+            case .endOfStream:
+                socket.close()
+                return
+            case .bytes: process(&buffer)
+            }
+        } catch {
+            socket.close()
+        }
+    }
+
+    private func process(_ bytes: inout ReadBuffer) {
+        guard bytes.readableBytes > 0 else { return }
+        outputHeldSince = nil
+        let events: [HTTP2Session.Event]
+        do {
+            events = try bytes.withUnsafeReadableBytes { (readable) throws(HTTP2Error) in try session.receive(UnsafeRawBufferPointer(readable)) }
+        } catch {
+            logger.info("HTTP/2 connection error", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+            bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
+            flush()
+            socket.closeAfterFlush(linger: .milliseconds(500))
+            return
+        }
+        bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
+        for event in events { handle(event) }
+        flush()
+        updateTimer()
+    }
+
+    private func handle(_ event: HTTP2Session.Event) {
+        switch event {
+        case .request(let id, let fields, let endStream):
+            startStream(id, fields: fields, endStream: endStream)
+        case .headersTooLarge(let id, let reason):
+            reject(HTTPRejection(.requestHeaderFieldsTooLarge, reason), id: id, stream: open(id))
+        case .data(let id, let bytes):
+            if let stream = streams[id], let body = stream.body {
+                stream.bodyBytes += Int64(bytes.count)
+                stream.bodyActivityAt = .now()
+                if let rejection = context.configuration.limits.bodyRejection(size: stream.bodyBytes, declared: false) {
+                    session.consume(streamID: id, count: bytes.count)
+                    reject(rejection, id: id, stream: stream)
+                    return
+                }
+                stream.unconsumedBytes += bytes.count
+                _ = body.push(bytes[...])
+            } else {
+                // Nobody reads this stream's body any more: give the window back at once, and
+                // past the drain allowance ask the client to stop.
+                session.consume(streamID: id, count: bytes.count)
+                if let stream = streams[id], stream.isResponseComplete {
+                    stream.drainedBytes += Int64(bytes.count)
+                    stream.bodyActivityAt = .now()
+                    if stream.drainedBytes > WhiskerServer.Limits.unreadBodyDrain { stopRequest(id, stream) }
+                }
+            }
+        case .endStream(let id):
+            streams[id]?.isRequestComplete = true
+            streams[id]?.body?.finish(error: nil)
+        case .streamClosed(let id, _):
+            guard let stream = streams.removeValue(forKey: id) else { return }
+            stream.end()
+            // What the handler did not read goes back to the connection's window.
+            session.consume(streamID: id, count: stream.unconsumedBytes)
+            stream.unconsumedBytes = 0
+            if streams.isEmpty {
+                idleSince = .now()
+                streamCheckAt = nil
+            }
+            if isFinalGoAwaySent && streams.isEmpty { finishShutdown() }
+        case .shutdownNoticeAcknowledged:
+            sendFinalGoAway()
+        }
+    }
+
+    /// Registers a new stream (the connection is no longer idle, and open streams are watched).
+    private func open(_ id: Int32, isRequestComplete: Bool = false) -> HTTP2Stream {
+        let stream = HTTP2Stream()
+        stream.isRequestComplete = isRequestComplete
+        streams[id] = stream
+        idleSince = nil
+        if streamCheckAt == nil { streamCheckAt = DispatchTime.now().adding(streamCheckInterval) }
+        return stream
+    }
+
+    private func startStream(_ id: Int32, fields: [(name: String, value: String)], endStream: Bool) {
+        let head: HTTPRequest
+        do {
+            guard let request = try HTTP2RequestHead.parse(fields) else {
+                session.reset(streamID: id, errorCode: 0x1)  // PROTOCOL_ERROR
+                return
+            }
+            head = request
+        } catch {
+            reject(error, id: id, stream: open(id, isRequestComplete: endStream))
+            return
+        }
+        let stream = open(id, isRequestComplete: endStream)
+        stream.isHEAD = head.method == .head
+        let connection = bound
+        let origin = RequestOrigin(peer: socket.peer, httpVersion: .http2, tls: tlsDetails, executor: executor)
+        let declaredLength = head.headerFields[.contentLength].flatMap { Int64($0) }
+        let outcome = context.dispatch(head, origin: origin, declaredLength: declaredLength, body: {
+            guard !endStream else { return nil }
+            let channel = RequestBodyChannel(highWatermark: Int.max, onDemand: {}) { count in
+                connection.run { $0.consumed(count, streamID: id) }
+            }
+            stream.body = channel
+            return channel
+        }, target: QueueResponseTarget(connection: connection, id: id)) { response in
+            writeLocalResponse(response, id: id)
+        }
+        switch outcome {
+        case .started(let task): stream.task = task
+        case .answered: break
+        case .rejected(let rejection): reject(rejection, id: id, stream: stream)
+        }
+    }
+
+    /// Answers without a handler (404, 405, 413).
+    private func writeLocalResponse(_ response: Response, id: Int32) {
+        guard case .bytes(let bytes) = response.body.storage else { return }
+        writeResponse(response.head, body: bytes, id: id)
+    }
+
+    /// Refuses a stream's request, logged as HTTP/1.1 logs its rejections: the handler, if
+    /// running, is cancelled and its body read fails; the rejection's status is the answer if
+    /// the response has not started, else the stream is reset. The connection serves on.
+    func reject(_ rejection: HTTPRejection, id: Int32, stream: HTTP2Stream) {
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        stream.body?.finish(error: RequestBodyError.rejected(rejection))
+        stream.body = nil
+        stream.task?.cancel()
+        if stream.isResponseStarted {
+            resetStream(id, stream, errorCode: 0x8)  // CANCEL
+        } else {
+            writeLocalResponse(ResponseHeadWriter.rejection(rejection), id: id)
+            // The rest of a refused request is not wanted.
+            if !stream.isRequestComplete { stopRequest(id, stream) }
+        }
+    }
+
+    /// Asks the client to stop sending the request body (RST_STREAM NO_ERROR once the response
+    /// is out, RFC 9113 §8.1).
+    func stopRequest(_ id: Int32, _ stream: HTTP2Stream) {
+        guard !stream.isStopRequested else { return }
+        stream.isStopRequested = true
+        session.stopRequestAfterResponse(streamID: id)
+    }
+
+    /// The response is complete and the request body is not: the handler will read no more of
+    /// it. Its unread bytes go back to the window, and what still comes is read and dropped, as
+    /// HTTP/1.1 drains a body after an early response: up to ``WhiskerServer/Limits/unreadBodyDrain``
+    /// or until it stalls for ``WhiskerServer/Timeouts/requestBody``, then the client is asked
+    /// to stop. Until then the stream stays open, so the client's frames on it are still checked.
+    private func responseCompletedEarly(_ id: Int32, _ stream: HTTP2Stream) {
+        guard !stream.isRequestComplete else { return }
+        stream.body?.finish(error: RequestBodyError.responseAlreadySent)
+        stream.body = nil
+        session.consume(streamID: id, count: stream.unconsumedBytes)
+        stream.drainedBytes = Int64(stream.unconsumedBytes)
+        stream.unconsumedBytes = 0
+        stream.bodyActivityAt = .now()
+    }
+
+    /// The handler read `count` body bytes: acknowledge them to the client. For a stream that
+    /// has closed since, the close already gave its unread bytes back.
+    private func consumed(_ count: Int, streamID: Int32) {
+        guard !isClosed, let stream = streams[streamID] else { return }
+        stream.unconsumedBytes -= count
+        stream.bodyActivityAt = .now()
+        session.consume(streamID: streamID, count: count)
+        flush()
+    }
+
+    // MARK: Responses (called on the queue through HTTP2ResponseTarget)
+
+    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, id streamID: Int32) {
+        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
+        stream.isResponseComplete = true
+        let sendsBody = !body.isEmpty && !stream.isHEAD
+        respond(head, length: Int64(body.count), hasBody: sendsBody, streamID: streamID)
+        if sendsBody { session.send(streamID: streamID, bytes: body, endStream: true, completion: nil) }
+        responseCompletedEarly(streamID, stream)
+        flush()
+    }
+
+    func writeStreamHead(_ head: HTTPResponse, length: Int64?, id streamID: Int32) {
+        guard let stream = streams[streamID], !stream.isResponseStarted else { return }
+        let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
+        let sendsBody = !stream.isHEAD && head.status.code != 204 && head.status.code != 304
+        if sendsBody { stream.streamed = StreamedBodyCount(declared: length) }
+        respond(head, length: length, hasBody: !stream.isHEAD, streamID: streamID)
+        flush()
+    }
+
+    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
+        guard let stream = streams[streamID], !isClosed, !stream.isResponseComplete else {
+            completion(ResponseBodyError.connectionClosed)
+            return
+        }
+        guard !stream.isHEAD else {
+            completion(nil)
+            return
+        }
+        if let error = stream.streamed.add(bytes.count) {
+            lengthMismatch(error, stream: stream, id: streamID)
+            completion(error)
+            return
+        }
+        stream.pendingChunk = completion
+        stream.hasPendingChunk = true
+        stream.sendProgressAt = .now()
+        session.send(streamID: streamID, bytes: bytes, endStream: false) { [weak stream] in
+            guard let stream, stream.hasPendingChunk else { return }
+            stream.hasPendingChunk = false
+            stream.pendingChunk(nil)
+        }
+        flush()
+    }
+
+    func finishStream(id streamID: Int32) {
+        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
+        if let error = stream.streamed.shortfall { return lengthMismatch(error, stream: stream, id: streamID) }
+        stream.isResponseComplete = true
+        if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
+        responseCompletedEarly(streamID, stream)
+        flush()
+    }
+
+    /// A streamed body that broke its `Content-Length`: the client must not take it for whole,
+    /// so the stream is reset (INTERNAL_ERROR), as HTTP/1.1 closes the connection.
+    private func lengthMismatch(_ error: ResponseBodyError, stream: HTTP2Stream, id streamID: Int32) {
+        logger.error("response body length mismatch; resetting the stream", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+        stream.task?.cancel()
+        abortStream(id: streamID)
+    }
+
+    func abortStream(id streamID: Int32) {
+        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
+        resetStream(streamID, stream, errorCode: 0x2)  // INTERNAL_ERROR
+    }
+
+    /// Ends a stream from the server's side: nothing more of its response goes out (and a second
+    /// reset is not sent), and the client gets RST_STREAM with `errorCode`.
+    func resetStream(_ streamID: Int32, _ stream: HTTP2Stream, errorCode: UInt32) {
+        stream.isResponseComplete = true
+        session.reset(streamID: streamID, errorCode: errorCode)
+        flush()
+    }
+
+    private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, streamID: Int32) {
+        streams[streamID]?.isResponseStarted = true
+        streams[streamID]?.sendProgressAt = .now()
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(head.headerFields.count + 2)
+        for field in head.headerFields where !Self.connectionSpecific.contains(field.name) && field.name != .contentLength {
+            fields.append((field.name.canonicalName, field.value))
+        }
+        if let length, head.status.code != 204, head.status.code != 304 { fields.append(("content-length", String(length))) }
+        fields.append(("date", DateCache.shared.value()))
+        do {
+            try session.respond(streamID: streamID, status: head.status.code, fields: fields, hasBody: hasBody)
+        } catch {
+            logger.error("HTTP/2 response failed", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+            session.reset(streamID: streamID)
+        }
+    }
+
+    /// Fields that mean nothing (and are malformed) in HTTP/2 (RFC 9113 §8.2.2).
+    private static let connectionSpecific: Set<HTTPField.Name> = [.connection, .transferEncoding, .upgrade, HTTPField.Name("Proxy-Connection")!, HTTPField.Name("Keep-Alive")!]
+
+    // MARK: Output and closing
+
+    /// Writes what nghttp2 has to send, one write in flight at a time.
+    func flush() {
+        guard !isWriting, !isClosed, outputHeldSince == nil else { return }
+        let output: [UInt8]?
+        do {
+            output = try session.takeOutput()
+        } catch {
+            logger.info("HTTP/2 send failed", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+            socket.close()
+            return
+        }
+        if let output {
+            isWriting = true
+            socket.write(output[...], flush: true) { [self] error in
+                isWriting = false
+                if error == nil { flush() }
+            }
+        }
+        // Streams whose last frame just went out are closed now, not at the peer's next bytes
+        // (a graceful shutdown waits for them).
+        for event in session.takeEvents() { handle(event) }
+        if output == nil && !session.isActive { socket.closeAfterFlush(linger: .milliseconds(500)) }
+        // A client that stops reading blocks this write: the write-stall deadline starts now.
+        if socket.writeBlockedSince != nil { updateTimer() }
+    }
+
+    /// Graceful shutdown in two steps (RFC 9113 §6.8): a shutdown notice and a PING; once the
+    /// client acknowledges it (or after a second, for a client that does not), the final GOAWAY
+    /// naming the last stream served. Then close once the open streams finish.
+    func beginShutdown() {
+        guard shutdownNoticeSentAt == nil, !isClosed else { return }
+        session.announceShutdown()
+        shutdownNoticeSentAt = .now()
+        flush()
+        updateTimer()
+    }
+
+    func sendFinalGoAway() {
+        guard !isFinalGoAwaySent, !isClosed else { return }
+        isFinalGoAwaySent = true
+        session.goAway()
+        flush()
+        if streams.isEmpty { finishShutdown() }
+    }
+
+    func finishShutdown() {
+        flush()
+        socket.closeAfterFlush(linger: .milliseconds(500))
+    }
+
+    /// The socket closed: cancel every handler still running.
+    func streamClosed() {
+        isClosed = true
+        timer.cancel()
+        for stream in streams.values { stream.end() }
+        streams.removeAll()
+    }
+}
