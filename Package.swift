@@ -89,24 +89,45 @@ let package = Package(
         ),
         .target(
             name: "WhiskerTesting",
-            dependencies: ["WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [
+                "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
-        .testTarget(
-            name: "WhiskerHTTP2Tests",
-            dependencies: ["WhiskerHTTP2", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
-        ),
-        .testTarget(
-            name: "WhiskerTLSTests",
-            dependencies: ["WhiskerTLS", "WhiskerSockets", "WhiskerTesting", "COpenSSL", .product(name: "Logging", package: "swift-log")]
-        ),
+        // One test target per module, its folders mirroring the module's; each depends on the module
+        // it tests, what that module plugs into, and WhiskerTesting (the shared test support).
         .testTarget(
             name: "WhiskerCoreTests",
             dependencies: [
-                "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "WhiskerTesting",
+                "WhiskerCore", "WhiskerSockets", "WhiskerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                "WhiskerObservability",
+            ]
+        ),
+        .testTarget(
+            name: "WhiskerTLSTests",
+            dependencies: [
+                "WhiskerTLS", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "COpenSSL",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // HTTP/2, and h2 over TLS (ALPN), hence WhiskerTLS.
+        .testTarget(
+            name: "WhiskerHTTP2Tests",
+            dependencies: [
+                "WhiskerHTTP2", "WhiskerTLS", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "CNGHTTP2",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // Metrics and spans after real requests, over HTTP/1.1 and HTTP/2, hence WhiskerHTTP2.
+        .testTarget(
+            name: "WhiskerObservabilityTests",
+            dependencies: [
+                "WhiskerObservability", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -14,7 +14,7 @@ final class MemoryTLSClient {
     ///   - alpn: Protocols to offer; empty for no ALPN.
     ///   - onlyVersion: Limit the client to one version ("TLSv1.1", say).
     init(alpn: [String] = [], onlyVersion: String? = nil) throws {
-        var options = TestTLSOptions(trustedCAPath: Certificates.ca)
+        var options = TestTLSOptions(trustedCAPath: TestCertificates.ca)
         options.applicationProtocols = alpn
         options.onlyVersion = onlyVersion
         (context, ssl) = try makeTestClientSSL(options: options)
@@ -70,20 +70,6 @@ final class MemoryTLSClient {
     }
 
     func shutdown() { _ = SSL_shutdown(ssl) }
-}
-
-/// The development certificates in Tests/Certificates (made by Scripts/make-dev-certificates.sh).
-enum Certificates {
-    static let directory: String = {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(2)  // this file and WhiskerTLSTests
-        return parts.joined(separator: "/") + "/Certificates"
-    }()
-    static var ca: String { directory + "/ca.pem" }
-    static var caKey: String { directory + "/ca-key.pem" }
-    static var localhost: String { directory + "/localhost.pem" }
-    static var localhostKey: String { directory + "/localhost-key.pem" }
-    static var configuration: TLSConfiguration { TLSConfiguration(certificateChainPath: localhost, privateKeyPath: localhostKey) }
 }
 
 /// Runs the handshake between `client` and `server` in memory; returns the server's last step

@@ -1,13 +1,14 @@
 import COpenSSL
 import Testing
 import WhiskerSockets
+import WhiskerTesting
 @testable import WhiskerTLS
 
 @Suite struct TLSSessionTests {
     let context: TLSContext
 
     init() throws {
-        var configuration = Certificates.configuration
+        var configuration = TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey)
         configuration.applicationProtocols = ["h2", "http/1.1"]
         context = try TLSContext(configuration)
     }
@@ -98,36 +99,5 @@ import WhiskerSockets
         var buffer = ReadBuffer()
         #expect(throws: TLSError.self) { try server.read(into: &buffer) }
         #expect(buffer.readableBytes == 0)
-    }
-}
-
-@Suite struct TLSContextTests {
-    @Test func missingCertificate_NamesTheFile() {
-        var configuration = Certificates.configuration
-        configuration.certificateChainPath = "/nonexistent/cert.pem"
-        let error = #expect(throws: TLSError.self) { try TLSContext(configuration) }
-        #expect(error?.description.hasPrefix("TLS: loading the certificate chain from /nonexistent/cert.pem failed") == true, "\(String(describing: error))")
-    }
-
-    @Test func fileThatIsNotPEM_NamesTheFile_AndSaysWhy() {
-        var configuration = Certificates.configuration
-        configuration.privateKeyPath = String(#filePath)
-        let error = #expect(throws: TLSError.self) { try TLSContext(configuration) }
-        #expect(error?.operation == "loading the private key from \(#filePath)")
-        #expect(error?.reasons.isEmpty == false)
-    }
-
-    @Test func keyOfAnotherCertificate_IsRefused() {
-        var configuration = Certificates.configuration
-        configuration.privateKeyPath = Certificates.caKey
-        let error = #expect(throws: TLSError.self) { try TLSContext(configuration) }
-        #expect(error?.description.contains("key values mismatch") == true, "\(String(describing: error))")
-    }
-
-    @Test func errorsLeaveNothingInOpenSSLsQueue() {
-        var configuration = Certificates.configuration
-        configuration.certificateChainPath = "/nonexistent/cert.pem"
-        _ = try? TLSContext(configuration)
-        #expect(ERR_peek_error() == 0, "a later call on this thread must not see stale errors")
     }
 }

@@ -18,7 +18,7 @@ import WhiskerTesting
 
     @Test func upload64MiB_StreamsThroughASlowHandler_WithBoundedMemory() async throws {
         let peak = Mutex(0)
-        let server = makeServer { $0.limits.maxRequestBodySize = nil }
+        let server = makeTestServer { $0.limits.maxRequestBodySize = nil }
         try server.register(method: .put, path: "/upload") { request in
             var received = 0
             var checksum: UInt64 = 0
@@ -43,7 +43,7 @@ import WhiskerTesting
     }
 
     @Test func chunkedUpload_ArrivesWhole() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -62,7 +62,7 @@ import WhiskerTesting
 
     @Test func download64MiB_StreamsWithBackpressure_WithBoundedMemory() async throws {
         let peak = Mutex(0)
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/download") { _ in
             Response(status: .ok, body: ResponseBody(length: Int64(Self.size)) { writer in
                 let piece = (0..<(64 * 1024)).map { UInt8(truncatingIfNeeded: $0) }

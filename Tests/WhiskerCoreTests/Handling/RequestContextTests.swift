@@ -1,12 +1,11 @@
 import HTTPTypes
 import Logging
-import Synchronization
 import Testing
 import WhiskerCore
-import WhiskerTLS
 import WhiskerTesting
 
-/// `RequestContext.current` in a handler, request ids, and the access log.
+/// `RequestContext.current` in a handler, request ids, and the access log. (What the context
+/// says over HTTPS and HTTP/2: WhiskerHTTP2Tests/RequestContextTests.swift.)
 @Suite struct RequestContextTests {
     /// A route that answers with what its context says.
     private func registerContextRoute(on server: WhiskerServer) throws {
@@ -19,7 +18,7 @@ import WhiskerTesting
 
     @Test func http11_Cleartext_WithAndWithoutTheClientsRequestID() async throws {
         #expect(RequestContext.current == nil, "no context outside a request")
-        let server = makeServer()
+        let server = makeTestServer()
         try registerContextRoute(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -34,7 +33,7 @@ import WhiskerTesting
     }
 
     @Test func requestIDs_AreGeneratedAndEchoed_WhenOn() async throws {
-        let server = makeServer { $0.requestIDs = true }
+        let server = makeTestServer { $0.requestIDs = true }
         try registerContextRoute(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -50,29 +49,11 @@ import WhiskerTesting
         }
     }
 
-    @Test func https_AndHTTP2_AreReported() async throws {
-        let server = makeServer {
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
-        }
-        try registerContextRoute(on: server)
-        try await server.withRunningAddresses { addresses in
-            let secure = try await TestClient.connect(to: addresses[1], tls: TestTLSOptions(trustedCAPath: TestCertificates.ca))
-            try await secure.send("GET /context HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await secure.readResponse().text == "HTTP/1.1 | TLSv1.3 http/1.1 | no id | 127.0.0.1")
-
-            let socket = try await TestClient.connect(to: addresses[0])
-            let h2 = HTTP2TestClient()
-            let id = h2.request(path: "/context")
-            try await h2.exchange(over: socket) { $0.closed[id] != nil }
-            #expect(h2.bodies[id].map { String(decoding: $0, as: UTF8.self) } == "HTTP/2 | cleartext | no id | 127.0.0.1")
-        }
-    }
-
     @Test func accessLog_OneLinePerRequest_WithStatusBytesProtocolAndID() async throws {
         let lines = LoggedLines()
         var accessLog = Logger(label: "access") { _ in CapturingLogHandler(lines: lines) }
         accessLog.logLevel = .info
-        let server = makeServer {
+        let server = makeTestServer {
             $0.accessLog = accessLog
             $0.requestIDs = true
         }
@@ -94,28 +75,5 @@ import WhiskerTesting
         #expect(logged.first?.1["duration_ms"] != nil)
         #expect(logged.last?.0 == "POST /echo 200")
         #expect(logged.last?.1["bytes"] == "3")
-    }
-}
-
-/// What a ``CapturingLogHandler`` kept (shared by the tests that read log lines).
-final class LoggedLines: Sendable {
-    private let lines = Mutex<[(String, Logger.Metadata)]>([])
-    var all: [(String, Logger.Metadata)] { lines.withLock { $0 } }
-    func append(_ line: (String, Logger.Metadata)) { lines.withLock { $0.append(line) } }
-}
-
-/// Keeps what is logged, for assertions.
-struct CapturingLogHandler: LogHandler {
-    let lines: LoggedLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.append(("\(event.message)", event.metadata ?? [:]))
     }
 }

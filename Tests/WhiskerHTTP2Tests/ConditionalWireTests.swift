@@ -1,12 +1,11 @@
-import HTTPTypes
 import Testing
-import WhiskerCore
 import WhiskerTesting
 
-/// Conditional GET on the wire: the ETag Whisker makes for an in-memory body, and 304 over both protocols.
+/// Conditional GET on the wire, with HTTP/2 on: 304 over both protocols from one server. (The
+/// rest, over HTTP/1.1: WhiskerCoreTests/Handling/ConditionalWireTests.swift.)
 @Suite struct ConditionalWireTests {
     @Test func ifNoneMatch_Gets304_OverHTTP1AndHTTP2() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -24,16 +23,6 @@ import WhiskerTesting
             try await h2.exchange(over: socket) { $0.closed[id] != nil }
             #expect(h2.status(id) == "304")
             #expect(h2.bodies[id] == nil)
-        }
-    }
-
-    @Test func etagsOff_NoGeneratedETag() async throws {
-        let server = makeServer { $0.generatesETags = false }
-        try registerBasicRoutes(on: server)
-        try await server.withRunning { address in
-            let client = try await TestClient.connect(to: address)
-            try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.readResponse().header("ETag") == nil)
         }
     }
 }

@@ -28,7 +28,7 @@ import WhiskerTesting
 
     @Test func http11_RequestDuration_ByRouteTemplateMethodStatusVersionAndScheme() async throws {
         let metrics = NotifyingMetrics()
-        let server = makeServer { $0.metrics = metrics }
+        let server = makeTestServer { $0.metrics = metrics }
         try registerRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -78,7 +78,7 @@ import WhiskerTesting
         let metrics = NotifyingMetrics()
         let started = Signal<Void>()
         let release = Signal<Void>()
-        let server = makeServer { $0.metrics = metrics }
+        let server = makeTestServer { $0.metrics = metrics }
         try server.register(method: .post, path: "/slow") { _ in
             started.fire()
             _ = await release.wait()
@@ -101,7 +101,7 @@ import WhiskerTesting
     @Test func activeRequests_ReturnsToZero_WhenTheClientGoesAway() async throws {
         let metrics = NotifyingMetrics()
         let started = Signal<Void>()
-        let server = makeServer { $0.metrics = metrics }
+        let server = makeTestServer { $0.metrics = metrics }
         try server.register(method: .get, path: "/hang") { _ in
             started.fire()
             _ = await Signal<Void>().wait(timeout: .seconds(30))  // ends early when the task is cancelled
@@ -122,7 +122,10 @@ import WhiskerTesting
 
     @Test func http2_RequestsAreCountedWithProtocolVersion2() async throws {
         let metrics = NotifyingMetrics()
-        let server = makeServer { $0.metrics = metrics }
+        let server = makeTestServer {
+            $0.metrics = metrics
+            $0.http2 = HTTP2Settings()
+        }
         try registerRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)

@@ -5,6 +5,8 @@ import WhiskerTesting
 /// Each malformed or abusive request from DESIGN.md's HTTP/1.1 list, sent as exact bytes to a
 /// real server: the status must be the documented one, the connection must close (framing is in
 /// doubt, so nothing after it may be trusted), and the server must still answer a new client.
+/// (`OPTIONS *` and percent-encoded paths, asked over both protocols, are in
+/// WhiskerHTTP2Tests/RejectionWireTests.swift.)
 @Suite struct RejectionWireTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String
@@ -48,7 +50,7 @@ import WhiskerTesting
 
     @Test(arguments: cases)
     func malformedRequest_GetsStatusAndClose_ServerStillAnswers(_ testCase: Case) async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -66,7 +68,7 @@ import WhiskerTesting
     }
 
     @Test func identicalDuplicateContentLength_IsAccepted() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -78,7 +80,7 @@ import WhiskerTesting
     }
 
     @Test func limits_GetTheirOwnStatuses() async throws {
-        let server = makeServer { configuration in
+        let server = makeTestServer { configuration in
             configuration.limits.maxRequestLineLength = 100
             configuration.limits.maxHeaderBytes = 1024
             configuration.limits.maxHeaderCount = 10
@@ -107,7 +109,7 @@ import WhiskerTesting
     }
 
     @Test func contentLengthOverLimitWithExpectContinue_Gets413WithoutContinue() async throws {
-        let server = makeServer { $0.limits.maxRequestBodySize = 16 }
+        let server = makeTestServer { $0.limits.maxRequestBodySize = 16 }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -118,7 +120,7 @@ import WhiskerTesting
     }
 
     @Test func unknownPath_Gets404_WrongMethod_Gets405WithAllow_ConnectionStaysOpen() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -130,51 +132,6 @@ import WhiskerTesting
             #expect(response.header("allow") == "GET, HEAD")
             try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await client.readResponse().status == 200)
-        }
-    }
-
-    /// `OPTIONS *` asks about the server, not a resource (RFC 9110 §9.3.7): 204 and every method
-    /// a route takes, over HTTP/1.1 and HTTP/2, and the connection serves on.
-    @Test func optionsAsterisk_Gets204WithEveryMethod_OnBothProtocols() async throws {
-        let server = makeServer()
-        try registerBasicRoutes(on: server)
-        try await server.withRunning { address in
-            let client = try await TestClient.connect(to: address)
-            try await client.send("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
-            let response = try await client.readResponse()
-            #expect(response.status == 204)
-            #expect(response.header("allow") == "GET, HEAD, OPTIONS, POST")
-            try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await client.readResponse().status == 200)
-
-            let socket = try await TestClient.connect(to: address)
-            let h2 = HTTP2TestClient()
-            let id = h2.request(method: "OPTIONS", path: "*")
-            try await h2.exchange(over: socket) { $0.closed[id] != nil }
-            #expect(h2.status(id) == "204")
-            #expect(h2.headers[id]?.first { $0.0 == "allow" }?.1 == "GET, HEAD, OPTIONS, POST")
-        }
-    }
-
-    /// RFC 3986 §6.2.2.2: `%65` is `e`, so the path is the route's; an encoded reserved character
-    /// (`%2F`) stays what it is, and a fragment or a non-ASCII byte in an HTTP/2 `:path` is refused
-    /// as in HTTP/1.1.
-    @Test func percentEncodedUnreserved_MatchesTheRoute_EncodedSlashDoesNot() async throws {
-        let server = makeServer()
-        try registerBasicRoutes(on: server)
-        try await server.withRunning { address in
-            let client = try await TestClient.connect(to: address)
-            for (path, status) in [("/h%65llo", 200), ("/%68%65%6C%6c%6F", 200), ("/hello%2F", 404), ("/hell%6", 404)] {
-                try await client.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(try await client.readResponse().status == status, "\(path)")
-            }
-            let socket = try await TestClient.connect(to: address)
-            let h2 = HTTP2TestClient()
-            let ids = [h2.request(path: "/h%65llo"), h2.request(path: "/hello#top"), h2.request(path: "/he\u{212A}lo")]
-            try await h2.exchange(over: socket) { client in ids.allSatisfy { client.closed[$0] != nil } }
-            #expect(h2.status(ids[0]) == "200")
-            #expect(h2.status(ids[1]) == "400")
-            #expect(h2.status(ids[2]) == "400", "a :path byte outside visible ASCII, as in an HTTP/1.1 target")
         }
     }
 }

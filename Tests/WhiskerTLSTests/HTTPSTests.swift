@@ -63,7 +63,7 @@ import WhiskerTesting
     /// A client that connects to the TLS port and never finishes its handshake (here: sends half
     /// a ClientHello) is closed at `timeouts.tlsHandshake`, not at the idle timeout.
     @Test func stalledHandshake_IsClosedAtTheHandshakeTimeout() async throws {
-        let server = makeServer {
+        let server = makeTestServer {
             $0.servesCleartext = false
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
             $0.timeouts.tlsHandshake = .milliseconds(300)
@@ -106,7 +106,7 @@ import WhiskerTesting
     }
 
     @Test func unreadableCertificate_StopsRunWithAnErrorNamingTheFile() async throws {
-        let server = makeServer {
+        let server = makeTestServer {
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: "/nonexistent.pem", privateKeyPath: TestCertificates.localhostKey))
         }
         let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
@@ -116,25 +116,10 @@ import WhiskerTesting
 
 /// An HTTPS server on 127.0.0.1 port 0 with the development certificate, and the basic routes.
 private func makeHTTPSServer(cleartext: Bool = false) throws -> WhiskerServer {
-    let server = makeServer {
+    let server = makeTestServer {
         $0.servesCleartext = cleartext
         $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
     }
     try registerBasicRoutes(on: server)
     return server
-}
-
-/// Tests/Certificates, made by Scripts/make-dev-certificates.sh.
-enum TestCertificates {
-    static let directory: String = {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)  // this file, InProcess, WhiskerCoreTests
-        return parts.joined(separator: "/") + "/Certificates"
-    }()
-    static var ca: String { directory + "/ca.pem" }
-    static var localhost: String { directory + "/localhost.pem" }
-    static var localhostKey: String { directory + "/localhost-key.pem" }
-    /// A second certificate for the same names, subject "localhost renewed", as a renewal brings.
-    static var renewed: String { directory + "/localhost-renewed.pem" }
-    static var renewedKey: String { directory + "/localhost-renewed-key.pem" }
 }

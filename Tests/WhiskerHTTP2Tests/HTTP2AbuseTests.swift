@@ -37,7 +37,7 @@ import WhiskerTesting
     /// Sends a header block on stream 1 (split into CONTINUATIONs as needed) and expects 431,
     /// then a served request on the same connection.
     private func expect431(for block: [UInt8], frameCount: Int) async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let (socket, reader) = try await connect(to: address)
@@ -68,7 +68,7 @@ import WhiskerTesting
     /// The same field-count limit as HTTP/1.1 (``WhiskerServer/Limits/maxHeaderCount``, 100):
     /// 100 fields are served, 101 get 431.
     @Test func fieldCount_IsLimitedAsInHTTP1() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let (socket, reader) = try await connect(to: address)
@@ -89,7 +89,7 @@ import WhiskerTesting
     /// error, GOAWAY(PROTOCOL_ERROR) naming stream 5, then the connection closes. Before, stream 3
     /// was served.
     @Test func streamIDLowerThanAnEarlierOne_IsAConnectionError() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let (socket, reader) = try await connect(to: address)
@@ -109,7 +109,7 @@ import WhiskerTesting
     /// come. After the request-body timeout: 408, and the stream is reset (NO_ERROR) because the
     /// request side is still open.
     @Test func headersWithoutABody_Get408_AfterTheBodyTimeout() async throws {
-        let server = makeServer { $0.timeouts.requestBody = .seconds(1) }
+        let server = makeHTTP2Server { $0.timeouts.requestBody = .seconds(1) }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let (socket, reader) = try await connect(to: address)
@@ -125,7 +125,7 @@ import WhiskerTesting
     /// read and dropped (as HTTP/1.1 drains it), until it stalls for the request-body timeout;
     /// then RST_STREAM(NO_ERROR) right after the response's END_STREAM (RFC 9113 §8.1).
     @Test func responseBeforeTheBodyEnds_DrainsIt_ThenStopsItWhenItStalls() async throws {
-        let server = makeServer { $0.timeouts.requestBody = .milliseconds(500) }
+        let server = makeHTTP2Server { $0.timeouts.requestBody = .milliseconds(500) }
         try server.register(method: .post, path: "/ignore") { _ in Response(status: .ok, body: .init(string: "ignored")) }
         try await server.withRunning { address in
             let (socket, reader) = try await connect(to: address)
@@ -147,7 +147,7 @@ import WhiskerTesting
     /// A client that goes on sending after the early response is asked to stop (NO_ERROR) once
     /// more than 256 KiB were dropped; before that, the window it sends into is given back.
     @Test func responseBeforeTheBodyEnds_StopsABodyPastTheDrainAllowance() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try server.register(method: .post, path: "/ignore") { _ in Response(status: .ok, body: .init(string: "ignored")) }
         try await server.withRunning { address in
@@ -170,7 +170,7 @@ import WhiskerTesting
     /// frame met a closed stream and was ignored, and h2spec failed depending on how its writes
     /// arrived. Draining keeps the stream open: the frame gets its error.
     @Test func badFrameAfterAnEarlyResponse_GetsItsError() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let (socket, reader) = try await connect(to: address)
@@ -188,7 +188,7 @@ import WhiskerTesting
     /// stream's unread bytes go back to the connection when it closes, so the upload after them
     /// still gets through (with the window leaked, it would wait forever).
     @Test func unreadBodies_GiveTheirWindowBack() async throws {
-        let server = makeServer {
+        let server = makeHTTP2Server {
             $0.http2?.initialStreamWindowSize = 65_535
             $0.http2?.connectionWindowSize = 65_535
         }
@@ -213,7 +213,7 @@ import WhiskerTesting
     /// A client that announces a stream window of 0 and never opens it: the response cannot be
     /// sent, and after the write timeout the stream is reset (CANCEL) instead of held forever.
     @Test func zeroWindow_ResetsTheStream_AfterTheWriteTimeout() async throws {
-        let server = makeServer { $0.timeouts.write = .seconds(1) }
+        let server = makeHTTP2Server { $0.timeouts.write = .seconds(1) }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let (socket, reader) = try await connect(to: address, settings: [(id: 0x4, value: 0)])  // INITIAL_WINDOW_SIZE
@@ -228,7 +228,7 @@ import WhiskerTesting
     /// `Upgrade: h2c` answered with 101, then no preface: the upgraded request's response is
     /// held for the preface, and the connection closes after the request-header timeout.
     @Test func upgradeWithoutAPreface_IsClosed_AfterTheHeaderTimeout() async throws {
-        let server = makeServer { $0.timeouts.requestHeader = .seconds(1) }
+        let server = makeHTTP2Server { $0.timeouts.requestHeader = .seconds(1) }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)
@@ -258,7 +258,7 @@ import WhiskerTesting
         (authority: nil, host: "exa mple.com", refusedBy: "nghttp2"),
     ] as [(authority: String?, host: String?, refusedBy: String)])
     func invalidAuthority_IsRefused(authority: String?, host: String?, refusedBy: String) async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let (socket, reader) = try await connect(to: address)
@@ -276,7 +276,7 @@ import WhiskerTesting
     }
 
     @Test func hostWithoutAuthority_IsTheRequestsAuthority() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try server.register(method: .get, path: "/authority") { request in
             Response(status: .ok, body: .init(string: request.head.authority ?? "none"))
         }
@@ -297,7 +297,7 @@ import WhiskerTesting
     /// A streamed body longer or shorter than the Content-Length its head declared is reset
     /// (INTERNAL_ERROR) by the server, as HTTP/1.1 closes the connection; the extra bytes never leave.
     @Test func streamedBodyBreakingItsContentLength_IsResetByTheServer() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try server.register(method: .get, path: "/long") { _ in
             Response(status: .ok, body: ResponseBody(length: 10) { writer in
                 try await writer.write(Array(repeating: UInt8(ascii: "a"), count: 6))

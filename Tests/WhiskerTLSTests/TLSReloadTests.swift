@@ -29,7 +29,7 @@ import WhiskerTesting
 
         /// An HTTPS-only server on these files, with the basic routes.
         func makeServer() throws -> WhiskerServer {
-            let server = WhiskerCoreTests.makeServer {
+            let server = makeTestServer {
                 $0.servesCleartext = false
                 $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))
             }
@@ -80,12 +80,12 @@ import WhiskerTesting
     }
 
     @Test func reload_WithoutHTTPS_OrBeforeRunning_Fails() async throws {
-        let cleartext = makeServer()
+        let cleartext = makeTestServer()
         try await cleartext.withRunning { _ in
             let error = await #expect(throws: WhiskerServerError.self) { try await cleartext.reloadTLS() }
             #expect(error?.description.contains("no HTTPS listener") == true)
         }
-        let idle = makeServer {
+        let idle = makeTestServer {
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
         }
         await #expect(throws: WhiskerServerError.self) { try await idle.reloadTLS() }

@@ -26,7 +26,7 @@ import WhiskerTesting
 
     @Test func server_SaysReady_OnceListening_AndStopping_WhenItDrains() async throws {
         let fake = try FakeNotifySocket()
-        let server = makeServer { $0.systemdNotifier = fake.notifier }
+        let server = makeTestServer { $0.systemdNotifier = fake.notifier }
         try registerBasicRoutes(on: server)
         let (addresses, continuation) = AsyncStream.makeStream(of: SocketAddress.self)
         let run = Task { try await server.run { continuation.yield($0[0]) } }

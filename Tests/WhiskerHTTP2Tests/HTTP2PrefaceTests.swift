@@ -24,7 +24,7 @@ import WhiskerTesting
     /// h2spec 3.5 #2: ALPN chose h2, then the client sent no preface. It used to be parsed as
     /// HTTP/1.1 and answered 400, which an HTTP/2 client reads as a frame of 4.7 MB.
     @Test func alpnH2_WithoutThePreface_GetsGoAwayProtocolError() async throws {
-        let server = makeServer {
+        let server = makeHTTP2Server {
             $0.servesCleartext = false
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
         }
@@ -41,7 +41,7 @@ import WhiskerTesting
     /// HTTP/2 preface (PROTOCOL_ERROR); bytes that never looked like it are HTTP/1.1 and get 400,
     /// which is why h2spec's 3.5 #2 cannot pass on a port that serves both (see the README).
     @Test func cleartext_BrokenPreface_GetsGoAway_OtherBytesGet400() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let broken = try await TestClient.connect(to: address)
@@ -55,7 +55,7 @@ import WhiskerTesting
     /// With HTTP/2 off, a prior-knowledge client is told to use HTTP/1.1 in its own protocol
     /// (HTTP_1_1_REQUIRED) instead of getting a 505 it cannot read; HTTP/1.1 is served as ever.
     @Test func http2Off_PriorKnowledge_GetsGoAwayHTTP11Required() async throws {
-        let server = makeServer { $0.http2 = nil }
+        let server = makeHTTP2Server { $0.http2 = nil }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)
@@ -69,7 +69,7 @@ import WhiskerTesting
     /// With `cleartextHTTP2Only`, the cleartext port is HTTP/2 alone: h2spec 3.5 #2's bytes and an
     /// HTTP/1.1 request get GOAWAY(PROTOCOL_ERROR); the preface is served.
     @Test func cleartextHTTP2Only_AnythingButThePreface_GetsGoAway() async throws {
-        let server = makeServer { $0.cleartextHTTP2Only = true }
+        let server = makeHTTP2Server { $0.cleartextHTTP2Only = true }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             for bytes in ["INVALID CONNECTION PREFACE\r\n\r\n", "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"] {
@@ -85,7 +85,7 @@ import WhiskerTesting
     }
 
     @Test func cleartextHTTP2Only_WithoutHTTP2_StopsRunWithAnError() async throws {
-        let server = makeServer {
+        let server = makeHTTP2Server {
             $0.cleartextHTTP2Only = true
             $0.http2 = nil
         }

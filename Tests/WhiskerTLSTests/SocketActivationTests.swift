@@ -5,9 +5,11 @@ import WhiskerSockets
 import WhiskerTLS
 import WhiskerTesting
 
-/// Serving on sockets passed as systemd passes them (socket activation): made here, listening
-/// on 127.0.0.1, and handed over as an injected descriptor list, never through the process's
-/// own `LISTEN_*` variables.
+/// Serving on sockets passed as systemd passes them (socket activation), with HTTPS: which
+/// inherited sockets speak TLS, and the startup errors when the sockets and `configuration.https`
+/// disagree. The sockets are made here, listening on 127.0.0.1, and handed over as an injected
+/// descriptor list, never through the process's own `LISTEN_*` variables. (Without HTTPS:
+/// WhiskerCoreTests/Server/SocketActivationTests.swift.)
 @Suite struct SocketActivationTests {
     @Test func inheritedCleartextAndTLSSockets_EachServeARequest_AndHostAndPortAreNotBound() async throws {
         // A port that is taken: binding the configured host and port would fail.
@@ -16,7 +18,7 @@ import WhiskerTesting
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["http", "https"])
         let notify = try FakeNotifySocket()
         let lines = LoggedLines()
-        let server = makeServer {
+        let server = makeTestServer {
             $0.port = taken.localAddress.port
             $0.https = .init(port: taken.localAddress.port, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
             $0.socketActivation = .init(activation)
@@ -51,7 +53,7 @@ import WhiskerTesting
 
     @Test func customTLSNames_ChooseWhichSocketsSpeakTLS() async throws {
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["secure", "https"])
-        let server = makeServer {
+        let server = makeTestServer {
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
             $0.socketActivation = .init(activation, tlsNames: ["secure"])
         }
@@ -67,18 +69,10 @@ import WhiskerTesting
         }
     }
 
-    @Test func tlsNamedSocket_WithoutATLSCertificate_IsAStartupErrorNamingIt() async throws {
-        let activation = try SystemdSocketActivation.loopbackForTesting(names: ["http", "tls"])
-        defer { activation.closeForTesting() }
-        let server = makeServer { $0.socketActivation = .init(activation) }
-        let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
-        #expect(error?.description == "the inherited socket fd \(activation.descriptors[1].fd) (\"tls\") is named for TLS, but no TLS certificate is configured (configuration.https)")
-    }
-
     @Test func cleartextSocket_WithCleartextOff_IsAStartupError() async throws {
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["cat-service.socket"])
         defer { activation.closeForTesting() }
-        let server = makeServer {
+        let server = makeTestServer {
             $0.servesCleartext = false
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
             $0.socketActivation = .init(activation)
@@ -90,18 +84,11 @@ import WhiskerTesting
     @Test func httpsConfigured_WithNoTLSSocketInherited_IsAStartupError() async throws {
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["http"])
         defer { activation.closeForTesting() }
-        let server = makeServer {
+        let server = makeTestServer {
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
             $0.socketActivation = .init(activation)
         }
         let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
         #expect(error?.description == "HTTPS is configured (configuration.https), but no inherited socket is named \"https\" or \"tls\" to serve it on (the names are http)")
-    }
-
-    @Test func inheritedDescriptorThatIsNotListening_IsAStartupErrorNamingIt() async throws {
-        let activation = SystemdSocketActivation(descriptors: [.init(fd: 2_000_000_000, name: "http")])
-        let server = makeServer { $0.socketActivation = .init(activation) }
-        let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
-        #expect(error?.description.hasPrefix("cannot serve the inherited socket fd 2000000000 (\"http\"): getsockopt(inherited descriptor 2000000000, SO_TYPE) failed: Bad file descriptor") == true, "\(String(describing: error))")
     }
 }

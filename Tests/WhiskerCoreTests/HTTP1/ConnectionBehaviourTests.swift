@@ -7,7 +7,7 @@ import WhiskerTesting
 /// real sockets.
 @Suite struct ConnectionBehaviourTests {
     @Test func pipelinedRequests_AreAnsweredInOrder() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -25,7 +25,7 @@ import WhiskerTesting
     }
 
     @Test func connectionClose_ClosesAfterTheResponse() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -38,7 +38,7 @@ import WhiskerTesting
     }
 
     @Test func http10_ClosesByDefault_KeepsAliveWhenAsked() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -59,7 +59,7 @@ import WhiskerTesting
     }
 
     @Test func head_ForAGetRoute_SendsGetHeadersWithoutBody() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -75,7 +75,7 @@ import WhiskerTesting
     }
 
     @Test func streamedResponseOfUnknownLength_IsChunked_AndCloseDelimitedForHTTP10() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/stream") { _ in
             Response(status: .ok, body: ResponseBody(length: nil) { writer in
                 for word in ["alpha", "beta", "gamma"] { try await writer.write(Array(word.utf8)) }
@@ -100,7 +100,7 @@ import WhiskerTesting
     }
 
     @Test func handlerSetContentLength_IsSentOnce() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/dup") { _ in
             Response(status: .ok, headerFields: [.contentLength: "2", .connection: "keep-alive"], body: .init(string: "ok"))
         }
@@ -115,7 +115,7 @@ import WhiskerTesting
     }
 
     @Test func statusFromABareCode_IsSentWithItsStandardReasonPhrase() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/bare") { _ in Response(status: .init(code: 201)) }
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -127,7 +127,7 @@ import WhiskerTesting
     }
 
     @Test func expectContinue_SendsContinueWhenTheHandlerReads() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -145,7 +145,7 @@ import WhiskerTesting
     }
 
     @Test func expectContinue_HandlerThatNeverReads_GetsNoContinueAndTheConnectionCloses() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .post, path: "/ignore") { _ in Response(status: .accepted) }
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -157,7 +157,7 @@ import WhiskerTesting
     }
 
     @Test func unreadSmallBody_IsDrained_AndTheConnectionServesTheNextRequest() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try server.register(method: .post, path: "/ignore") { _ in Response(status: .accepted) }
         try await server.withRunning { address in
@@ -170,7 +170,7 @@ import WhiskerTesting
 
     @Test func handlerError_Becomes500_AndTheConnectionStaysUsable() async throws {
         struct Boom: Error {}
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         try server.register(method: .get, path: "/boom") { _ in throw Boom() }
         try await server.withRunning { address in
@@ -186,7 +186,7 @@ import WhiskerTesting
 
     @Test func streamThatFailsAfterTheHead_EndsTheConnection() async throws {
         struct Boom: Error {}
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/broken") { _ in
             Response(status: .ok, body: ResponseBody(length: 100) { writer in
                 try await writer.write(Array("partial".utf8))
@@ -201,7 +201,7 @@ import WhiskerTesting
     }
 
     @Test func pathParametersAndQuery_ReachTheHandlerRaw() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/files/{name}.zip") { request in
             Response(status: .ok, body: .init(string: "\(request.pathParameters["name"] ?? "-")|\(request.head.path ?? "")|\(request.head.authority ?? "")"))
         }

@@ -10,7 +10,7 @@ import WhiskerTesting
 /// with in-flight streams finishing on shutdown.
 @Suite struct HTTP2Tests {
     @Test func priorKnowledge_ServesHandlers_OnTheCleartextPort() async throws {
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)
@@ -24,7 +24,7 @@ import WhiskerTesting
     }
 
     @Test func alpnH2_OverTLS() async throws {
-        let server = makeServer {
+        let server = makeHTTP2Server {
             $0.servesCleartext = false
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
         }
@@ -43,7 +43,7 @@ import WhiskerTesting
     }
 
     @Test func upload_FarPastTheStreamWindow_IsEchoedWhole() async throws {
-        let server = makeServer { $0.limits.maxRequestBodySize = nil }
+        let server = makeHTTP2Server { $0.limits.maxRequestBodySize = nil }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)
@@ -59,7 +59,7 @@ import WhiskerTesting
 
     @Test func clientReset_CancelsTheHandlersTask() async throws {
         let probe = CancellationProbe()
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try server.register(method: .get, path: "/slow", handler: probe.handler)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)
@@ -76,7 +76,7 @@ import WhiskerTesting
     @Test func shutdown_SendsGoAwayInTwoSteps_AndFinishesEveryStreamSentBeforeIt() async throws {
         let started = Signal<Void>()
         let release = Signal<Void>()
-        let server = makeServer()
+        let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
         try server.register(method: .get, path: "/gate") { _ in
             started.fire()
@@ -110,7 +110,7 @@ import WhiskerTesting
     @Test func idleConnection_GetsGoAway_AndIsClosed() async throws {
         // Long enough that a loaded machine sends the preface well within it (the same timeout
         // applies before the preface, on the HTTP/1.1 side).
-        let server = makeServer { $0.timeouts.idle = .seconds(3) }
+        let server = makeHTTP2Server { $0.timeouts.idle = .seconds(3) }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)
@@ -126,7 +126,7 @@ import WhiskerTesting
     }
 
     @Test func bodyOverTheLimit_Gets413_AndTheConnectionServesOn() async throws {
-        let server = makeServer { $0.limits.maxRequestBodySize = 100_000 }
+        let server = makeHTTP2Server { $0.limits.maxRequestBodySize = 100_000 }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)

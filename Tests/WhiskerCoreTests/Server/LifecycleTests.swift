@@ -1,15 +1,15 @@
 import HTTPTypes
 import Testing
 import WhiskerCore
-import WhiskerTLS
 import WhiskerSockets
 import WhiskerTesting
 
 /// Timeouts, the connection limit, cancellation when a client leaves, graceful shutdown and
-/// listening errors.
+/// listening errors. (The connection limit for HTTPS and HTTP/2 clients:
+/// WhiskerHTTP2Tests/LifecycleTests.swift.)
 @Suite struct LifecycleTests {
     @Test func slowHeader_Gets408AndClose() async throws {
-        let server = makeServer { $0.timeouts.requestHeader = .milliseconds(200) }
+        let server = makeTestServer { $0.timeouts.requestHeader = .milliseconds(200) }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -21,7 +21,7 @@ import WhiskerTesting
     }
 
     @Test func silentConnection_IsClosedQuietly_AtTheIdleTimeout() async throws {
-        let server = makeServer { $0.timeouts.idle = .milliseconds(200) }
+        let server = makeTestServer { $0.timeouts.idle = .milliseconds(200) }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -31,7 +31,7 @@ import WhiskerTesting
 
     @Test func keepAliveConnection_IsClosedQuietly_AtTheIdleTimeoutAfterAResponse() async throws {
         // Long enough that a loaded machine delivers the first request well inside it.
-        let server = makeServer { $0.timeouts.idle = .seconds(2) }
+        let server = makeTestServer { $0.timeouts.idle = .seconds(2) }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -43,7 +43,7 @@ import WhiskerTesting
 
     @Test func stalledRequestBody_Gets408_AndTheHandlerSeesAnError() async throws {
         let failed = Signal<String>()
-        let server = makeServer { $0.timeouts.requestBody = .milliseconds(200) }
+        let server = makeTestServer { $0.timeouts.requestBody = .milliseconds(200) }
         try server.register(method: .post, path: "/upload") { request in
             do {
                 for try await _ in request.body! {}
@@ -64,7 +64,7 @@ import WhiskerTesting
 
     @Test func clientThatStopsReading_IsDisconnectedAtTheWriteTimeout_AndTheStreamFails() async throws {
         let failed = Signal<Int>()
-        let server = makeServer { $0.timeouts.write = .milliseconds(300) }
+        let server = makeTestServer { $0.timeouts.write = .milliseconds(300) }
         try server.register(method: .get, path: "/endless") { _ in
             Response(status: .ok, body: ResponseBody(length: nil) { writer in
                 let piece = [UInt8](repeating: 0x61, count: 64 * 1024)
@@ -91,7 +91,7 @@ import WhiskerTesting
 
     @Test func clientDisconnectMidRequest_CancelsTheHandler() async throws {
         let probe = CancellationProbe()
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/slow", handler: probe.handler)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -103,7 +103,7 @@ import WhiskerTesting
     }
 
     @Test func connectionLimit_Gets503() async throws {
-        let server = makeServer { $0.limits.maxConnections = 1 }
+        let server = makeTestServer { $0.limits.maxConnections = 1 }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let first = try await TestClient.connect(to: address)
@@ -118,49 +118,10 @@ import WhiskerTesting
         }
     }
 
-    /// Over the limit, an HTTPS client completes its handshake and reads the 503 (the answer used
-    /// to be written before the handshake and lost), and an HTTP/2 client (ALPN `h2`, or the h2c
-    /// preface) gets the server's SETTINGS and GOAWAY naming no stream, so it may retry elsewhere.
-    @Test func connectionLimit_HTTPSGets503AfterTheHandshake_HTTP2GetsGoAway() async throws {
-        let server = makeServer {
-            $0.limits.maxConnections = 1
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
-        }
-        try registerBasicRoutes(on: server)
-        try await server.withRunningAddresses { addresses in
-            let (cleartext, https) = (addresses[0], addresses[1])
-            let first = try await TestClient.connect(to: cleartext)
-            try await first.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await first.readResponse().status == 200)
-
-            let tlsClient = try await TestClient.connect(to: https, tls: TestTLSOptions(trustedCAPath: TestCertificates.ca))
-            try await tlsClient.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            let refused = try await tlsClient.readResponse()
-            #expect(refused.status == 503)
-            #expect(refused.text.contains("connection limit"))
-            #expect(try await tlsClient.isClosedByServer())
-
-            var h2Options = TestTLSOptions(trustedCAPath: TestCertificates.ca)
-            h2Options.applicationProtocols = ["h2"]
-            for socket in [try await TestClient.connect(to: https, tls: h2Options), try await TestClient.connect(to: cleartext)] {
-                try await socket.send(HTTP2Frame.preface + HTTP2Frame.settings().bytes)
-                let reader = HTTP2FrameReader()
-                try await reader.read(from: socket) { $0.isClosed }
-                #expect(reader.frames.first?.type == HTTP2Frame.Kind.settings)
-                let goAway = try #require(reader.frames(ofType: HTTP2Frame.Kind.goAway).first)
-                #expect(goAway.lastStreamID == 0)
-                #expect(goAway.errorCode == 0)
-            }
-
-            try await first.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await first.readResponse().status == 200, "the admitted connection is unaffected")
-        }
-    }
-
     @Test func gracefulShutdown_FinishesTheRequestInFlight_WithConnectionClose() async throws {
         let started = Signal<Void>()
         let release = Signal<Void>()
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/slow") { _ in
             started.fire()
             _ = await release.wait()
@@ -184,7 +145,7 @@ import WhiskerTesting
     }
 
     @Test func shutdown_AnswersARequestThatWasHalfReceived() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try registerBasicRoutes(on: server)
         let run = Task { try await server.run() }
         let address = try #require(try await server.listeningAddresses().first)
@@ -205,7 +166,7 @@ import WhiskerTesting
     }
 
     @Test func cancellingTheServersTask_ClosesAtOnce_AndCancelsHandlers() async throws {
-        let server = makeServer { $0.timeouts.shutdownGracePeriod = .seconds(60) }
+        let server = makeTestServer { $0.timeouts.shutdownGracePeriod = .seconds(60) }
         let probe = CancellationProbe()
         try server.register(method: .get, path: "/forever", handler: probe.handler)
         let run = Task { try await server.run() }
@@ -220,7 +181,7 @@ import WhiskerTesting
     }
 
     @Test func listeningAddresses_WaitsForTheListener_AndFailsOnceStopped() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         let early = Task { try await server.listeningAddresses() }
         let announced = Signal<[SocketAddress]>()
         let run = Task { try await server.run { announced.fire($0) } }
@@ -233,7 +194,7 @@ import WhiskerTesting
     }
 
     @Test func listeningAddresses_ReportsWhyTheServerCouldNotListen() async throws {
-        try await makeServer().withRunning { address in
+        try await makeTestServer().withRunning { address in
             let second = WhiskerServer(configuration: .init(host: "127.0.0.1", port: address.port))
             let waiter = Task { try await second.listeningAddresses() }
             await #expect(throws: WhiskerServerError.self) { try await second.run() }
@@ -243,7 +204,7 @@ import WhiskerTesting
     }
 
     @Test func portInUse_FailsWithAMessageNamingTheAddress() async throws {
-        let first = makeServer()
+        let first = makeTestServer()
         try await first.withRunning { address in
             let second = WhiskerServer(configuration: .init(host: "127.0.0.1", port: address.port))
             let error = await #expect(throws: WhiskerServerError.self) { try await second.run() }
@@ -253,7 +214,7 @@ import WhiskerTesting
     }
 
     @Test func ipv6Loopback_Serves() async throws {
-        let server = makeServer { $0.host = "::1" }
+        let server = makeTestServer { $0.host = "::1" }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             #expect(address.isIPv6)
@@ -265,7 +226,7 @@ import WhiskerTesting
     }
 
     @Test func registeringAfterRun_ThrowsAndDuplicateRoutesNameBoth() async throws {
-        let server = makeServer()
+        let server = makeTestServer()
         try server.register(method: .get, path: "/pets/{id}") { _ in Response(status: .ok) }
         let duplicate = #expect(throws: RouteError.self) {
             try server.register(method: .get, path: "/pets/{petId}") { _ in Response(status: .ok) }

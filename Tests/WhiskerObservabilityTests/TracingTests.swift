@@ -25,7 +25,7 @@ import WhiskerTesting
 
     @Test func http11_SpanContinuesTheClientsTraceparent_WithSemanticConventionAttributes() async throws {
         let tracer = W3CTestTracer()
-        let server = makeServer { $0.tracer = tracer }
+        let server = makeTestServer { $0.tracer = tracer }
         try registerRoutes(on: server)
         let text = try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -59,7 +59,7 @@ import WhiskerTesting
 
     @Test func serverErrors_MarkTheSpanAsAnError_AndARequestWithoutTraceparentStartsATrace() async throws {
         let tracer = W3CTestTracer()
-        let server = makeServer { $0.tracer = tracer }
+        let server = makeTestServer { $0.tracer = tracer }
         try registerRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -79,7 +79,10 @@ import WhiskerTesting
 
     @Test func http2_SpansForRoutedAndUnroutedRequests() async throws {
         let tracer = W3CTestTracer()
-        let server = makeServer { $0.tracer = tracer }
+        let server = makeTestServer {
+            $0.tracer = tracer
+            $0.http2 = HTTP2Settings()
+        }
         try registerRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)

@@ -1,0 +1,50 @@
+public import Logging
+import Synchronization
+
+/// A `LogHandler` that keeps what is logged, for assertions: each message with its metadata goes
+/// to a ``LoggedLines`` that the test reads afterwards.
+///
+///     let lines = LoggedLines()
+///     var accessLog = Logger(label: "access") { _ in CapturingLogHandler(lines: lines) }
+///     accessLog.logLevel = .info
+///     let server = makeTestServer { $0.accessLog = accessLog }
+///     ... send requests ...
+///     #expect(lines.all.first?.0 == "GET /hello 200")
+public struct CapturingLogHandler: LogHandler {
+    /// Where the messages go.
+    public let lines: LoggedLines
+    /// The logger's own metadata (not merged into what is kept).
+    public var metadata: Logger.Metadata = [:]
+    /// The lowest level the handler keeps; everything, unless the logger says otherwise.
+    public var logLevel: Logger.Level = .trace
+
+    /// Creates a handler that appends to `lines`.
+    /// - Parameters:
+    ///   - lines: Where the messages go; several handlers may share it.
+    public init(lines: LoggedLines) {
+        self.lines = lines
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        lines.append(("\(event.message)", event.metadata ?? [:]))
+    }
+}
+
+/// What a ``CapturingLogHandler`` kept: each message with the metadata logged with it, in order.
+public final class LoggedLines: Sendable {
+    private let lines = Mutex<[(String, Logger.Metadata)]>([])
+
+    /// Creates an empty list.
+    public init() {}
+
+    /// Every message kept so far, with its metadata.
+    public var all: [(String, Logger.Metadata)] { lines.withLock { $0 } }
+
+    /// Keeps one message and its metadata.
+    public func append(_ line: (String, Logger.Metadata)) { lines.withLock { $0.append(line) } }
+}

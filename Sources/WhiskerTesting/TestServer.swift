@@ -1,0 +1,42 @@
+import HTTPTypes
+import Logging
+public import WhiskerCore
+
+/// A server for in-process tests: 127.0.0.1 port 0 (``WhiskerServer/withRunning(_:)`` reports the
+/// port it got), two I/O workers whatever the machine, so that a test's connections also run on
+/// more than one worker, and a logger that only reports critical errors. `configure` changes
+/// anything else before the server is made.
+///
+///     let server = makeTestServer { $0.timeouts.idle = .milliseconds(200) }
+///     try registerBasicRoutes(on: server)
+///     try await server.withRunning { address in
+///         let client = try await TestClient.connect(to: address)
+///         ...
+///     }
+///
+/// Like any `WhiskerServer`, it serves cleartext HTTP/1.1 only: a test of HTTPS or HTTP/2 turns
+/// them on in `configure` (`$0.https = ...`, `$0.http2 = HTTP2Settings()`).
+public func makeTestServer(_ configure: (inout WhiskerServer.Configuration) -> Void = { _ in }) -> WhiskerServer {
+    var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: 0)
+    configuration.workers = 2
+    var logger = Logger(label: "whisker.test")
+    logger.logLevel = .critical
+    configuration.logger = logger
+    configure(&configuration)
+    return WhiskerServer(configuration: configuration)
+}
+
+/// Registers the routes that many in-process tests share: `GET /hello` answers "hello" as
+/// `text/plain` (and `HEAD /hello` its head), `POST /echo` answers 200 with the request's body.
+public func registerBasicRoutes(on server: WhiskerServer) throws(RouteError) {
+    try server.register(method: .get, path: "/hello") { _ in
+        Response(status: .ok, headerFields: [.contentType: "text/plain"], body: .init(string: "hello"))
+    }
+    try server.register(method: .post, path: "/echo") { request in
+        var bytes: [UInt8] = []
+        if let body = request.body {
+            for try await chunk in body { bytes += chunk }
+        }
+        return Response(status: .ok, body: .init(bytes: bytes))
+    }
+}
