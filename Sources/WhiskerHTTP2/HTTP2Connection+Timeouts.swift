@@ -5,27 +5,9 @@ import HTTPTypes
 import Logging
 
 extension HTTP2Connection {
-    /// What the connection's timer waits for.
-    private enum Deadline {
-        case writeStall, preface, finalGoAway, idle, streams
-    }
-
-    /// The deadline that applies now: a stalled socket write (``WhiskerServer/Timeouts/write``);
-    /// after `Upgrade: h2c`, the client's preface (``WhiskerServer/Timeouts/requestHeader``);
-    /// the final GOAWAY of a shutdown whose PING the client has not acknowledged within a second;
-    /// with no stream open, the idle timeout; else the next check of the open streams.
-    private func currentDeadline() -> (kind: Deadline, deadline: DispatchTime)? {
-        guard !isClosed else { return nil }
-        let timeouts = context.configuration.timeouts
-        if let blocked = socket.writeBlockedSince { return (.writeStall, blocked.adding(timeouts.write)) }
-        if let heldSince = outputHeldSince { return (.preface, heldSince.adding(timeouts.requestHeader)) }
-        if let noticeSentAt = shutdownNoticeSentAt, !isFinalGoAwaySent { return (.finalGoAway, noticeSentAt.adding(.seconds(1))) }
-        if streams.isEmpty {
-            if let idleSince { return (.idle, idleSince.adding(timeouts.idle)) }
-            return nil
-        }
-        if let streamCheckAt { return (.streams, streamCheckAt) }
-        return nil
+    /// The deadline that applies now (see ``HTTP2ConnectionState/deadline(_:writeBlockedSince:hasStreams:)``).
+    private func currentDeadline() -> (kind: HTTP2ConnectionState.Deadline, deadline: DispatchTime)? {
+        state.deadline(context.configuration.timeouts, writeBlockedSince: socket.writeBlockedSince, hasStreams: !streams.isEmpty)
     }
 
     /// How often open streams are looked at, at the least: each stream's own deadline is exact,
@@ -105,7 +87,7 @@ extension HTTP2Connection {
                 next = min(next, deadline)
             }
         }
-        streamCheckAt = streams.isEmpty ? nil : next
+        state.streamCheckAt = streams.isEmpty ? nil : next
         flush()
     }
 }

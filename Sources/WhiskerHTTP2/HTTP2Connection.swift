@@ -22,20 +22,11 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     private var buffer = ReadBuffer()
     var streams: [Int32: HTTP2Stream] = [:]
     private var isWriting = false
-    var isClosed = false
-    /// When the graceful shutdown's notice went out; `nil` while not shutting down.
-    private(set) var shutdownNoticeSentAt: DispatchTime?
-    private(set) var isFinalGoAwaySent = false
-    /// After `Upgrade: h2c`, frames wait for the client's preface (a client may not hold much
-    /// data that arrives before it: curl keeps 32 KiB after the 101); since when, for the
-    /// request-header timeout.
-    private(set) var outputHeldSince: DispatchTime?
+    /// The GOAWAY sequence, held output and deadlines; see ``HTTP2ConnectionState``. After
+    /// `Upgrade: h2c`, frames wait for the client's preface (a client may not hold much data that
+    /// arrives before it: curl keeps 32 KiB after the 101).
+    var state = HTTP2ConnectionState(now: .now())
     let timer: ConnectionTimer
-    /// Since when no stream has been open (for the idle timeout).
-    var idleSince: DispatchTime? = .now()
-    /// When the open streams are next checked for a stalled request body or response (see
-    /// `HTTP2Connection+Timeouts.swift`); `nil` while no stream is open.
-    var streamCheckAt: DispatchTime?
     var logger: Logger { context.logger }
 
     /// One request/response exchange.
@@ -111,13 +102,13 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         for field in request.headerFields where !Self.connectionSpecific.contains(field.name) && field.name.canonicalName != "http2-settings" {
             fields.append((field.name.canonicalName, field.value))
         }
-        outputHeldSince = .now()
+        state.holdOutput(now: .now())
         startStream(1, fields: fields, endStream: true)
     }
 
     /// The stream is readable.
     func readable() {
-        guard !isClosed else { return }
+        guard !state.isClosed else { return }
         do {
             switch try socket.read(into: &buffer) {
             case .wouldBlock: return
@@ -133,7 +124,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     private func process(_ bytes: inout ReadBuffer) {
         guard bytes.readableBytes > 0 else { return }
-        outputHeldSince = nil
+        state.bytesArrived()
         let events: [HTTP2Session.Event]
         do {
             events = try bytes.withUnsafeReadableBytes { (readable) throws(HTTP2Error) in try session.receive(UnsafeRawBufferPointer(readable)) }
@@ -186,11 +177,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             // What the handler did not read goes back to the connection's window.
             session.consume(streamID: id, count: stream.unconsumedBytes)
             stream.unconsumedBytes = 0
-            if streams.isEmpty {
-                idleSince = .now()
-                streamCheckAt = nil
-            }
-            if isFinalGoAwaySent && streams.isEmpty { finishShutdown() }
+            if streams.isEmpty, state.lastStreamClosed(now: .now()) { finishShutdown() }
         case .shutdownNoticeAcknowledged:
             sendFinalGoAway()
         }
@@ -201,8 +188,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         let stream = HTTP2Stream()
         stream.isRequestComplete = isRequestComplete
         streams[id] = stream
-        idleSince = nil
-        if streamCheckAt == nil { streamCheckAt = DispatchTime.now().adding(streamCheckInterval) }
+        state.streamOpened(now: .now(), checkInterval: streamCheckInterval)
         return stream
     }
 
@@ -289,7 +275,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     /// The handler read `count` body bytes: acknowledge them to the client. For a stream that
     /// has closed since, the close already gave its unread bytes back.
     private func consumed(_ count: Int, streamID: Int32) {
-        guard !isClosed, let stream = streams[streamID] else { return }
+        guard !state.isClosed, let stream = streams[streamID] else { return }
         stream.unconsumedBytes -= count
         stream.bodyActivityAt = .now()
         session.consume(streamID: streamID, count: count)
@@ -318,7 +304,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     }
 
     func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
-        guard let stream = streams[streamID], !isClosed, !stream.isResponseComplete else {
+        guard let stream = streams[streamID], !state.isClosed, !stream.isResponseComplete else {
             completion(ResponseBodyError.connectionClosed)
             return
         }
@@ -397,7 +383,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     /// Writes what nghttp2 has to send, one write in flight at a time.
     func flush() {
-        guard !isWriting, !isClosed, outputHeldSince == nil else { return }
+        guard !isWriting, state.mayWrite else { return }
         let output: [UInt8]?
         do {
             output = try session.takeOutput()
@@ -425,16 +411,14 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     /// client acknowledges it (or after a second, for a client that does not), the final GOAWAY
     /// naming the last stream served. Then close once the open streams finish.
     func beginShutdown() {
-        guard shutdownNoticeSentAt == nil, !isClosed else { return }
+        guard state.shutdownRequested(now: .now()) else { return }
         session.announceShutdown()
-        shutdownNoticeSentAt = .now()
         flush()
         updateTimer()
     }
 
     func sendFinalGoAway() {
-        guard !isFinalGoAwaySent, !isClosed else { return }
-        isFinalGoAwaySent = true
+        guard state.finalGoAwayDue() else { return }
         session.goAway()
         flush()
         if streams.isEmpty { finishShutdown() }
@@ -447,7 +431,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     /// The socket closed: cancel every handler still running.
     func streamClosed() {
-        isClosed = true
+        state.closed()
         timer.cancel()
         for stream in streams.values { stream.end() }
         streams.removeAll()

@@ -26,6 +26,11 @@ public protocol ByteStream: AnyObject {
     /// for a TLS stream still in its handshake). What a stream wrapper reports here reaches
     /// `RequestContext.tls` and the protocol choice by ALPN, with no downcast to the wrapper.
     var tlsDetails: TLSDetails? { get }
+    /// True when the stream expected its peer to encrypt (a TLS listener) and the peer's first
+    /// bytes were plaintext instead (an `http://` request sent to the HTTPS port). The stream then
+    /// passes bytes through as they are, both ways, so that the connection can answer in the
+    /// peer's own protocol (a 400 saying to use HTTPS) before it closes.
+    var isPlaintextPeer: Bool { get }
 
     /// Starts calling `onReadable` when ``read(into:)`` may have bytes (or the end of stream) to give.
     func startReading(_ onReadable: @escaping () -> Void)
@@ -64,6 +69,9 @@ extension ByteStream {
 
     /// A stream that is not encrypted.
     public var tlsDetails: TLSDetails? { nil }
+
+    /// A stream that expects no encryption.
+    public var isPlaintextPeer: Bool { false }
 
     /// Queues `bytes` and flushes.
     public func write(_ bytes: ArraySlice<UInt8>, completion: SocketConnection.WriteCompletion? = nil) {

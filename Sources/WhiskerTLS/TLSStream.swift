@@ -15,13 +15,17 @@ public import WhiskerSockets
 /// 16 KiB stack buffer per read, no per-connection ciphertext buffer), and every write is
 /// encrypted at once and queued on the socket, so write completions keep their meaning.
 ///
-/// A client that speaks plain HTTP to the TLS port gets a plaintext 400 saying so; a failed
+/// A client that speaks plaintext to the TLS port (its first byte a capital letter, as a method
+/// or the HTTP/2 preface starts) makes the stream pass bytes through unencrypted and say so in
+/// ``isPlaintextPeer``: the connection above answers it in its own protocol. A failed
 /// handshake is logged at `info` with OpenSSL's reason and the connection closes after the alert.
 public final class TLSStream: ByteStream {
     private let socket: SocketConnection
     private let session: TLSSession
     private let logger: Logger
     private var sawFirstByte = false
+    /// The peer sent plaintext: bytes pass through unencrypted (see ``isPlaintextPeer``).
+    public private(set) var isPlaintextPeer = false
 
     /// Starts a server-side TLS connection on `socket`.
     /// - Throws: ``TLSError`` if OpenSSL cannot create the connection state.
@@ -43,7 +47,7 @@ public final class TLSStream: ByteStream {
     /// Whether the handshake has completed.
     public var isEstablished: Bool { session.isEstablished }
     /// Until the handshake completes (or the connection closes).
-    public var isHandshaking: Bool { !session.isEstablished && !socket.isClosed }
+    public var isHandshaking: Bool { !session.isEstablished && !socket.isClosed && !isPlaintextPeer }
     /// ALPN's choice, once established.
     public var applicationProtocol: String? { session.applicationProtocol }
     /// The negotiated protocol version ("TLSv1.3"), once established.
@@ -59,19 +63,25 @@ public final class TLSStream: ByteStream {
     public func resumeReading() { socket.resumeReading() }
 
     public func read(into buffer: inout ReadBuffer) throws(SocketError) -> ReadResult {
+        if isPlaintextPeer { return try socket.read(into: &buffer) }
         while true {
             let received = try withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { (space) throws(SocketError) -> ReadResult in
                 let result = try socket.read(into: space)
                 if case .bytes(let count) = result {
                     if !sawFirstByte {
                         sawFirstByte = true
-                        if looksLikePlainHTTP(space[0]) { answerPlainHTTP(); return .wouldBlock }
+                        if looksLikePlainHTTP(space[0]) {
+                            logger.info("plaintext on the TLS port", metadata: ["peer": "\(socket.peer)"])
+                            isPlaintextPeer = true
+                            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: space[..<count]))
+                            return .bytes(count)
+                        }
                     }
                     session.feed(UnsafeBufferPointer(start: space.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
                 }
                 return result
             }
-            if received == .endOfStream { return .endOfStream }
+            if isPlaintextPeer || received == .endOfStream { return received }
             if socket.isClosed { return .wouldBlock }
             do {
                 if !session.isEstablished {
@@ -103,6 +113,7 @@ public final class TLSStream: ByteStream {
     }
 
     public func write(_ bytes: ArraySlice<UInt8>, flush: Bool, completion: SocketConnection.WriteCompletion?) {
+        if isPlaintextPeer { return socket.write(bytes, flush: flush, completion: completion) }
         guard !socket.isClosed, session.isEstablished else {
             completion?(SocketError(call: "SSL_write", code: EPIPE))
             return
@@ -121,6 +132,7 @@ public final class TLSStream: ByteStream {
     /// Sends close_notify after the queued writes, then closes the socket as it does.
     public func closeAfterFlush(linger: DispatchTimeInterval) {
         guard !socket.isClosed else { return }
+        if isPlaintextPeer { return socket.closeAfterFlush(linger: linger) }
         session.shutdown()
         sendOutput()
         socket.closeAfterFlush(linger: linger)
@@ -136,13 +148,5 @@ public final class TLSStream: ByteStream {
     /// method's capital letter.
     private func looksLikePlainHTTP(_ first: UInt8) -> Bool {
         first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z")
-    }
-
-    private func answerPlainHTTP() {
-        logger.info("plain HTTP request on the TLS port", metadata: ["peer": "\(socket.peer)"])
-        let body = "This port speaks HTTPS: send the request with TLS (https://).\n"
-        let response = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        socket.write(Array(response.utf8)[...], flush: true, completion: nil)
-        socket.closeAfterFlush(linger: .milliseconds(500))
     }
 }

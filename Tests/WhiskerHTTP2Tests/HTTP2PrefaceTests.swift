@@ -37,6 +37,22 @@ import WhiskerTesting
         }
     }
 
+    /// An h2c prior-knowledge client that dials the TLS port by mistake (`http://` for an
+    /// `https://` server) is told in HTTP/2, not with a 400 it would read as frames: SETTINGS and
+    /// GOAWAY naming no stream, with the reason as debug data. The TLS stream passes the
+    /// plaintext through (`isPlaintextPeer`) and the core answers it.
+    @Test func priorKnowledge_OnTheTLSPort_GetsGoAway_SayingToUseHTTPS() async throws {
+        let server = makeServer {
+            $0.servesCleartext = false
+            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+        }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let socket = try await TestClient.connect(to: address)
+            try await expectGoAway(0x0, after: HTTP2Frame.preface + HTTP2Frame.settings().bytes, over: socket)
+        }
+    }
+
     /// On the cleartext port, the preface's first line and then something else is a broken
     /// HTTP/2 preface (PROTOCOL_ERROR); bytes that never looked like it are HTTP/1.1 and get 400,
     /// which is why h2spec's 3.5 #2 cannot pass on a port that serves both (see the README).

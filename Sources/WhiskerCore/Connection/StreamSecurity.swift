@@ -1,5 +1,5 @@
-public import Logging
-public import WhiskerSockets
+package import Logging
+package import WhiskerSockets
 
 /// What an encrypted listener (HTTPS, in WhiskerTLS) plugs into the core: where it listens, and
 /// at start a ``StreamWrapper`` that wraps each accepted socket. The core knows nothing of TLS;

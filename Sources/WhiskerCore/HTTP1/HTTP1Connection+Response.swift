@@ -5,18 +5,8 @@ import Logging
 extension HTTP1Connection: ResponseWriting {
     /// The exchange a late callback refers to, if it is still current.
     private func current(_ exchangeID: UInt64) -> HTTP1Exchange? {
-        guard let exchange, exchange.id == exchangeID, !isClosing else { return nil }
+        guard let exchange, state.isCurrent(exchangeID) else { return nil }
         return exchange
-    }
-
-    /// Whether the connection can serve another request after this exchange's response.
-    private func keepAliveAfterResponse(_ exchange: HTTP1Exchange) -> Bool {
-        guard exchange.head.keepAlive, !isShuttingDown else { return false }
-        if exchange.isBodyComplete { return true }
-        // The client still waits for 100 Continue and may or may not send the body: only closing is safe.
-        if exchange.head.expectsContinue && !exchange.isContinueSent { return false }
-        guard let remaining = exchange.remainingBodyBytes else { return false }
-        return remaining <= WhiskerServer.Limits.unreadBodyDrain
     }
 
     private func startResponse(_ head: HTTPResponse, bodyLength: Int64?, exchange: HTTP1Exchange) -> (ResponseFraming, [UInt8]) {
@@ -25,18 +15,17 @@ extension HTTP1Connection: ResponseWriting {
             isHEAD: exchange.isHEAD,
             bodyLength: bodyLength,
             isHTTP11: exchange.head.isHTTP11,
-            keepAlive: keepAliveAfterResponse(exchange)
+            keepAlive: state.responseStarting(id: exchange.id)
         )
         exchange.framing = framing
         exchange.streamed = StreamedBodyCount(declared: framing.contentLength)
-        exchange.isResponseStarted = true
         let bytes = ResponseHeadWriter.head(head, framing: framing, isHTTP11: exchange.head.isHTTP11, dateLine: DateCache.shared.headerLine())
         return (framing, bytes)
     }
 
     /// Writes a whole response whose body is in memory.
     func writeResponse(_ response: HTTPResponse, body: ArraySlice<UInt8>, id exchangeID: UInt64) {
-        guard let exchange = current(exchangeID), !exchange.isResponseStarted else { return }
+        guard let exchange = current(exchangeID), exchange.framing == nil else { return }
         defer { updateTimer() }
         var (framing, head) = startResponse(response, bodyLength: Int64(body.count), exchange: exchange)
         let completion: SocketConnection.WriteCompletion = { [self] error in
@@ -57,7 +46,7 @@ extension HTTP1Connection: ResponseWriting {
 
     /// Writes the head of a streamed response; the body follows through ``writeStreamChunk``.
     func writeStreamHead(_ head: HTTPResponse, length: Int64?, id exchangeID: UInt64) {
-        guard let exchange = current(exchangeID), !exchange.isResponseStarted else { return }
+        guard let exchange = current(exchangeID), exchange.framing == nil else { return }
         let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
         let (framing, bytes) = startResponse(head, bodyLength: length, exchange: exchange)
         // A body of known length follows soon: the head leaves with its first chunk. A stream of
@@ -119,19 +108,18 @@ extension HTTP1Connection: ResponseWriting {
     /// The last byte of the response reached the kernel.
     private func responseWritten(exchangeID: UInt64) {
         guard let exchange = current(exchangeID), let framing = exchange.framing else { return }
-        exchange.isResponseComplete = true
-        if !exchange.isBodyComplete {
+        switch state.responseWritten(id: exchangeID, keptAlive: framing.keepAlive) {
+        case nil:
+            return
+        case .close:
+            exchange.body?.finish(error: RequestBodyError.responseAlreadySent)
+            socket.closeAfterFlush()
+        case .finishExchange:
+            finishExchange()
+        case .drainBody:
             // Nobody will read the rest of this body: drop it as it arrives.
             exchange.body?.finish(error: RequestBodyError.responseAlreadySent)
             exchange.body = nil
-            exchange.isBodyPaused = false
-        }
-        if !framing.keepAlive {
-            isClosing = true
-            socket.closeAfterFlush()
-        } else if exchange.isBodyComplete {
-            finishExchange()
-        } else {
             drive()
         }
     }

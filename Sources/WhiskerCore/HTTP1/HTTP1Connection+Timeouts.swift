@@ -3,31 +3,9 @@ import HTTPTypes
 import Logging
 
 extension HTTP1Connection {
-    enum TimeoutKind {
-        case handshake, idle, requestHeader, requestBody, write
-    }
-
-    /// The deadline that applies in the current state, if any. A running handler has none:
-    /// how long it takes is the application's business.
-    private func currentDeadline() -> (TimeoutKind, DispatchTime)? {
-        guard !isClosing else { return nil }
-        let timeouts = context.configuration.timeouts
-        if socket.isHandshaking {
-            // No exchange or idle period has started yet: idleSince is when the socket was accepted.
-            return (.handshake, idleSince.adding(timeouts.tlsHandshake))
-        }
-        if let blocked = socket.writeBlockedSince {
-            return (.write, blocked.adding(timeouts.write))
-        }
-        if let exchange {
-            guard !exchange.isBodyComplete, !exchange.isBodyPaused else { return nil }
-            if exchange.head.expectsContinue && !exchange.isContinueSent { return nil }
-            return (.requestBody, lastReadAt.adding(timeouts.requestBody))
-        }
-        if let headStartedAt {
-            return (.requestHeader, headStartedAt.adding(timeouts.requestHeader))
-        }
-        return (.idle, idleSince.adding(timeouts.idle))
+    /// The deadline that applies in the current state, if any (see ``HTTP1ConnectionState/deadline(_:isHandshaking:writeBlockedSince:)``).
+    private func currentDeadline() -> (HTTP1ConnectionState.Deadline, DispatchTime)? {
+        state.deadline(context.configuration.timeouts, isHandshaking: socket.isHandshaking, writeBlockedSince: socket.writeBlockedSince)
     }
 
     func updateTimer() {
@@ -50,7 +28,7 @@ extension HTTP1Connection {
             guard let exchange else { return }
             exchange.task?.cancel()
             exchange.body?.finish(error: RequestBodyError.rejected(HTTPRejection(.requestTimeout, "request body stalled")))
-            if exchange.isResponseStarted {
+            if exchange.framing != nil {
                 logger.info("request body stalled after the response started; closing", metadata: metadata)
                 close()
             } else {

@@ -5,8 +5,9 @@ import WhiskerSockets
 
 /// Serves HTTP/1.1 on one socket: reads and parses requests, routes them, runs handlers, and
 /// writes responses in order (pipelined requests wait in the read buffer until the response before
-/// them is written). All state lives on the socket's serial queue; handlers run as tasks and
-/// reach back only through ``QueueBound``.
+/// them is written). What to do next (keep-alive, `100 Continue`, draining, shutdown, deadlines)
+/// is ``HTTP1ConnectionState``'s to decide; this type does the I/O around it. Everything runs on
+/// the socket's serial queue; handlers run as tasks and reach back only through ``QueueBound``.
 final class HTTP1Connection: ConnectionHandler {
     /// The connection this handler serves, which owns it.
     unowned let connection: Connection
@@ -16,11 +17,10 @@ final class HTTP1Connection: ConnectionHandler {
 
     var buffer = ReadBuffer()
     var parser: HTTP1RequestParser
+    /// What the connection does next; see ``HTTP1ConnectionState``.
+    var state = HTTP1ConnectionState(now: .now())
+    /// The current exchange's handler side (task, body channel, response framing).
     var exchange: HTTP1Exchange?
-    private var nextExchangeID: UInt64 = 0
-    /// No more requests: the connection is closing once what is queued is written.
-    var isClosing = false
-    var isShuttingDown = false
     private var isDriving = false
     private var driveAgain = false
 
@@ -30,9 +30,6 @@ final class HTTP1Connection: ConnectionHandler {
     /// The TLS details for ``RequestContext`` (`nil` on cleartext), read once: the first request
     /// comes after the handshake.
     lazy var tlsDetails = socket.tlsDetails
-    var lastReadAt = DispatchTime.now()
-    var headStartedAt: DispatchTime?
-    var idleSince = DispatchTime.now()
 
     var logger: Logger { context.logger }
 
@@ -64,8 +61,7 @@ final class HTTP1Connection: ConnectionHandler {
                 peerClosed()
                 return
             case .bytes:
-                lastReadAt = .now()
-                if exchange == nil && headStartedAt == nil { headStartedAt = lastReadAt }
+                state.bytesArrived(now: .now())
             }
         } catch {
             if !error.isDisconnect { logger.debug("read failed", metadata: ["peer": "\(socket.peer)", "error": "\(error)"]) }
@@ -82,11 +78,11 @@ final class HTTP1Connection: ConnectionHandler {
     }
 
     func streamClosed() {
-        isClosing = true
+        state.closing()
         timer.cancel()
         if let exchange {
             exchange.body?.finish(error: RequestBodyError.connectionClosed)
-            if !exchange.isResponseComplete { exchange.task?.cancel() }
+            if state.exchange?.isResponseComplete != true { exchange.task?.cancel() }
         }
         exchange = nil
     }
@@ -111,9 +107,9 @@ final class HTTP1Connection: ConnectionHandler {
     }
 
     private func driveOnce() {
-        while !isClosing {
+        while !state.isClosing {
             if let exchange {
-                guard !exchange.isBodyComplete, !exchange.isBodyPaused else { return }
+                guard state.mayParseBody else { return }
                 let event: HTTP1RequestParser.Event?
                 do {
                     event = try parser.next(&buffer)
@@ -125,19 +121,21 @@ final class HTTP1Connection: ConnectionHandler {
                 case nil:
                     return
                 case .body(let chunk):
-                    exchange.bodyBytesReceived += Int64(chunk.count)
-                    if let body = exchange.body, !body.push(chunk) { exchange.isBodyPaused = true }
+                    state.bodyReceived(chunk.count, accepted: exchange.body?.push(chunk) ?? true)
                 case .end:
-                    exchange.isBodyComplete = true
                     exchange.body?.finish(error: nil)
-                    if exchange.isResponseComplete { finishExchange() }
+                    if state.bodyEnded() { finishExchange() }
                 case .head:
                     assertionFailure("a head inside a body")
                     return
                 }
             } else {
                 guard buffer.readableBytes > 0 else { return }
-                if nextExchangeID == 0, let handover = context.configuration.protocolHandover {
+                if state.exchangeCount == 0, socket.isPlaintextPeer {
+                    answerPlaintextPeer()
+                    return
+                }
+                if state.exchangeCount == 0, let handover = context.configuration.protocolHandover {
                     switch handover.firstBytes(buffer, on: socket) {
                     case .needMore: return
                     case .http1: break
@@ -157,7 +155,7 @@ final class HTTP1Connection: ConnectionHandler {
                     return
                 }
                 guard case .head(let head)? = event else { return }
-                if !isShuttingDown, let handover = context.configuration.protocolHandover, handover.acceptsUpgrade(head, on: socket) {
+                if !state.isShuttingDown, let handover = context.configuration.protocolHandover, handover.acceptsUpgrade(head, on: socket) {
                     handOver(to: handover, upgrade: head)
                     return
                 }
@@ -178,33 +176,25 @@ final class HTTP1Connection: ConnectionHandler {
             close()
             return
         }
-        isClosing = true
+        state.closing()
         timer.cancel()
-        headStartedAt = nil
         connection.handOver(to: handler, buffered: &buffer)
     }
 
     private func updateReadInterest() {
-        guard !isClosing else { return }
-        var wantsBytes = true
-        if let exchange {
-            if exchange.isBodyPaused {
-                wantsBytes = false
-            } else if exchange.isBodyComplete {
-                // Keep reading to notice a client that goes away, but only so far ahead.
-                wantsBytes = buffer.readableBytes < context.configuration.limits.maxHeaderBytes
-            }
+        guard !state.isClosing else { return }
+        if state.wantsBytes(buffered: buffer.readableBytes, limit: context.configuration.limits.maxHeaderBytes) {
+            socket.resumeReading()
+        } else {
+            socket.pauseReading()
         }
-        if wantsBytes { socket.resumeReading() } else { socket.pauseReading() }
     }
 
     private func startExchange(_ head: RequestHead) {
-        nextExchangeID &+= 1
-        let exchange = HTTP1Exchange(id: nextExchangeID, head: head)
+        let id = state.headReceived(keepAlive: head.keepAlive, expectsContinue: head.expectsContinue, framing: head.framing)
+        let exchange = HTTP1Exchange(id: id, head: head)
         self.exchange = exchange
-        headStartedAt = nil
         let bound = self.bound
-        let id = exchange.id
         let origin = RequestOrigin(peer: socket.peer, httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails, executor: executor)
         let declaredLength: Int64? = if case .length(let length) = head.framing { length } else { nil }
         let outcome = context.dispatch(head.request, origin: origin, declaredLength: declaredLength, body: {
@@ -228,30 +218,22 @@ final class HTTP1Connection: ConnectionHandler {
     /// The handler asked for body bytes: send `100 Continue` if the client waits for it, and
     /// resume reading if the buffer had filled up.
     func bodyDemanded(exchangeID: UInt64) {
-        guard let exchange, exchange.id == exchangeID, !isClosing else { return }
-        if exchange.head.expectsContinue && !exchange.isContinueSent && !exchange.isResponseStarted && !exchange.isBodyComplete {
-            exchange.isContinueSent = true
+        if state.bodyDemanded(id: exchangeID, now: .now()) {
             socket.write(ArraySlice("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
-        if exchange.isBodyPaused {
-            exchange.isBodyPaused = false
-            lastReadAt = .now()
-        }
+        guard !state.isClosing else { return }
         drive()
     }
 
     /// The response is written and the request body read: the connection is ready for the next request.
     func finishExchange() {
         exchange = nil
-        idleSince = .now()
         // An idle keep-alive connection keeps no read buffer: thousands of them would hold 4 KiB each.
         buffer.releaseStorageIfEmpty()
-        if buffer.readableBytes > 0 { headStartedAt = idleSince }
-        if isShuttingDown {
-            close()
-            return
+        switch state.exchangeFinished(now: .now(), hasBufferedBytes: buffer.readableBytes > 0) {
+        case .close: socket.close()
+        case .readNext: drive()
         }
-        drive()
     }
 
     // MARK: Rejections and closing
@@ -259,7 +241,7 @@ final class HTTP1Connection: ConnectionHandler {
     /// Answers a request that failed before it reached a handler, then closes.
     func reject(_ rejection: HTTPRejection) {
         logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
-        isClosing = true
+        state.closing()
         socket.write(Self.closingResponseBytes(ResponseHeadWriter.rejection(rejection))[...])
         socket.closeAfterFlush()
     }
@@ -268,9 +250,23 @@ final class HTTP1Connection: ConnectionHandler {
     /// HTTP/2, a broken preface or HTTP/2 off: SETTINGS and GOAWAY naming no stream).
     private func refuse(_ answer: [UInt8], reason: String) {
         logger.info("rejected connection", metadata: ["peer": "\(socket.peer)", "reason": "\(reason)"])
-        isClosing = true
+        state.closing()
         socket.write(answer[...])
         socket.closeAfterFlush(linger: .milliseconds(500))
+    }
+
+    /// Plaintext on a port that expects TLS (an `http://` URL for an `https://` server): a 400
+    /// that says so, in the client's protocol (GOAWAY for an HTTP/2 preface), then close.
+    private func answerPlaintextPeer() {
+        let reason = "This port speaks HTTPS: send the request with TLS (https://)."
+        switch context.configuration.protocolHandover?.refusal(buffer, reason: reason) ?? .notMine {
+        case .needMore:
+            return
+        case .answer(let answer):
+            refuse(answer, reason: reason)
+        case .notMine:
+            reject(HTTPRejection(.badRequest, reason))
+        }
     }
 
     /// A complete response with a bytes body and `Connection: close`, as one buffer.
@@ -285,7 +281,7 @@ final class HTTP1Connection: ConnectionHandler {
     private func bodyRejected(_ rejection: HTTPRejection, exchange: HTTP1Exchange) {
         exchange.body?.finish(error: RequestBodyError.rejected(rejection))
         exchange.task?.cancel()
-        if exchange.isResponseStarted {
+        if state.exchange?.isResponseStarted == true {
             logger.info("request body rejected after the response started", metadata: ["peer": "\(socket.peer)", "reason": "\(rejection.reason)"])
             close()
         } else {
@@ -295,7 +291,7 @@ final class HTTP1Connection: ConnectionHandler {
 
     /// Closes now (aborting anything in flight).
     func close() {
-        isClosing = true
+        state.closing()
         socket.close()
     }
 
@@ -304,12 +300,14 @@ final class HTTP1Connection: ConnectionHandler {
     /// client may have sent since the last read event, so a request already on its way (or half
     /// read) is answered too; with nothing there, it closes now.
     func beginShutdown() {
-        isShuttingDown = true
-        guard exchange == nil, !isClosing else { return }
-        readable()
-        if exchange == nil, buffer.readableBytes == 0, !isClosing {
-            isClosing = true
-            socket.closeAfterFlush(linger: .milliseconds(500))
+        switch state.shutdownRequested() {
+        case .nothing, .finishCurrent:
+            return
+        case .readPending:
+            readable()
+            if state.shutdownAfterRead(hasBufferedBytes: buffer.readableBytes > 0) {
+                socket.closeAfterFlush(linger: .milliseconds(500))
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
 import HTTPTypes
-public import WhiskerSockets
+package import WhiskerSockets
 
 /// A strict, incremental HTTP/1.1 request parser (RFC 9110, RFC 9112) that consumes bytes from a
 /// ``ReadBuffer`` and does no I/O, so it is tested from strings.
@@ -18,9 +18,9 @@ public import WhiskerSockets
 ///
 /// Limits: a request line longer than the limit gets 414, a header block or field count over
 /// the limit 431, a body over the limit 413, an unknown HTTP major version 505.
-public struct HTTP1RequestParser: Sendable {
+package struct HTTP1RequestParser: Sendable {
     /// One step of a request.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// The head is complete and valid.
         case head(RequestHead)
         /// A piece of the body.
@@ -50,18 +50,18 @@ public struct HTTP1RequestParser: Sendable {
 
     /// Creates a parser.
     /// - Parameter limits: The limits to enforce.
-    public init(limits: WhiskerServer.Limits = .init()) {
+    package init(limits: WhiskerServer.Limits = .init()) {
         self.limits = limits
     }
 
     /// True between requests, when no byte of the next request has been consumed.
-    public var isAtRequestStart: Bool {
+    package var isAtRequestStart: Bool {
         if case .head(0, 0) = state { return true }
         return false
     }
 
     /// True while the parser is inside a request body.
-    public var isInBody: Bool {
+    package var isInBody: Bool {
         switch state {
         case .fixedBody, .chunkSize, .chunkData, .chunkDataEnd, .trailers: true
         case .head, .end: false
@@ -71,7 +71,7 @@ public struct HTTP1RequestParser: Sendable {
     /// Consumes bytes from the front of `buffer` and returns the next event, or `nil` if more
     /// bytes are needed.
     /// - Throws: ``HTTPRejection`` for a request that must be refused.
-    public mutating func next(_ buffer: inout ReadBuffer) throws(HTTPRejection) -> Event? {
+    package mutating func next(_ buffer: inout ReadBuffer) throws(HTTPRejection) -> Event? {
         switch state {
         case .head(let scanned, let lineStart):
             return try parseHead(&buffer, scanned: scanned, lineStart: lineStart)

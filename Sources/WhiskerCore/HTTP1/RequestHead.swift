@@ -1,7 +1,7 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// How a request's body is delimited (RFC 9112 section 6).
-public enum BodyFraming: Sendable, Equatable {
+package enum BodyFraming: Sendable, Equatable {
     /// No body: neither `Content-Length` nor `Transfer-Encoding` (or `Content-Length: 0`).
     case none
     /// Exactly this many bytes follow the head.
@@ -11,17 +11,17 @@ public enum BodyFraming: Sendable, Equatable {
 }
 
 /// A parsed and validated HTTP/1.x request head, and what it means for the connection.
-public struct RequestHead: Sendable {
+package struct RequestHead: Sendable {
     /// The request as swift-http-types models it: method, `http` scheme, `Host` as the authority
     /// (and not among the fields, as in HTTP/2), and the target's path and query exactly as received.
-    public var request: HTTPRequest
+    package var request: HTTPRequest
     /// `true` for HTTP/1.1, `false` for HTTP/1.0.
-    public var isHTTP11: Bool
+    package var isHTTP11: Bool
     /// How the body is delimited.
-    public var framing: BodyFraming
+    package var framing: BodyFraming
     /// Whether the client allows the connection to stay open after this exchange.
-    public var keepAlive: Bool
+    package var keepAlive: Bool
     /// Whether the client sent `Expect: 100-continue` (HTTP/1.1 with a body only) and waits for
     /// `100 Continue` before sending the body.
-    public var expectsContinue: Bool
+    package var expectsContinue: Bool
 }

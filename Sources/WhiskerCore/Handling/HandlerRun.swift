@@ -1,71 +1,7 @@
-package import HTTPTypes
+import HTTPTypes
 import Logging
 import Synchronization
-package import WhiskerSockets
-
-/// Where a handler's response goes: one HTTP/1.1 exchange or one HTTP/2 stream. The calls come
-/// from the handler's task; implementations hop to their connection's queue.
-package protocol ResponseTarget: ResponseBodySink {
-    /// A whole response whose body is in memory.
-    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>)
-    /// The head of a streamed body, of known length or not.
-    func writeStreamHead(_ head: HTTPResponse, length: Int64?)
-    /// The streamed body is complete.
-    func finishStream()
-    /// The streamed body failed after its head went out.
-    func abortStream()
-}
-
-/// A connection that writes the response of one of its exchanges (HTTP/1.1) or streams (HTTP/2);
-/// every method runs on the connection's queue.
-package protocol ResponseWriting: AnyObject, SendableMetatype {
-    /// Which exchange or stream a response belongs to.
-    associatedtype ExchangeID: Sendable
-    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, id: ExchangeID)
-    func writeStreamHead(_ head: HTTPResponse, length: Int64?, id: ExchangeID)
-    /// `completion` runs once the chunk is on its way (or with the error that stopped it).
-    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id: ExchangeID, completion: @escaping ((any Error)?) -> Void)
-    func finishStream(id: ExchangeID)
-    func abortStream(id: ExchangeID)
-}
-
-/// One exchange or stream of a connection as the place a handler's response goes: each call hops
-/// to the connection's queue (or runs at once when the handler is already on it).
-package struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget {
-    let connection: QueueBound<Connection>
-    let id: Connection.ExchangeID
-
-    package init(connection: QueueBound<Connection>, id: Connection.ExchangeID) {
-        self.connection = connection
-        self.id = id
-    }
-
-    package func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
-        connection.run { [id] in $0.writeResponse(head, body: body, id: id) }
-    }
-
-    package func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
-        connection.run { [id] in $0.writeStreamHead(head, length: length, id: id) }
-    }
-
-    package func finishStream() {
-        connection.run { [id] in $0.finishStream(id: id) }
-    }
-
-    package func abortStream() {
-        connection.run { [id] in $0.abortStream(id: id) }
-    }
-
-    package func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            connection.run { [id] connection in
-                connection.writeStreamChunk(bytes, id: id) { error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-                }
-            }
-        }
-    }
-}
+import WhiskerSockets
 
 extension ServerContext {
     /// Starts `handler` for `request` in a task that begins on this thread, on the connection's

@@ -1,0 +1,87 @@
+package import HTTPTypes
+
+/// Serializes response heads.
+package enum ResponseHeadWriter {
+    /// The bytes of a response head: status line, the handler's fields (minus the ones the server
+    /// owns: `Content-Length`, `Transfer-Encoding`, `Connection`, `Date`), then `Date`, the framing
+    /// headers and `Connection`, and the blank line.
+    /// - Parameters:
+    ///   - response: The status and fields.
+    ///   - framing: The framing from ``ResponseFraming/decide(status:isHEAD:bodyLength:isHTTP11:keepAlive:)``.
+    ///   - isHTTP11: Whether the request was HTTP/1.1 (an HTTP/1.0 keep-alive is confirmed with `Connection: keep-alive`).
+    ///   - dateLine: The `Date: ...\r\n` line.
+    package static func head(_ response: HTTPResponse, framing: ResponseFraming, isHTTP11: Bool, dateLine: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        if response.status.code == 200 && (response.status.reasonPhrase.isEmpty || response.status.reasonPhrase == "OK") {
+            bytes.append(contentsOf: Self.okStatusLine)
+        } else {
+            bytes.append(contentsOf: "HTTP/1.1 \(response.status.code) \(response.status.wireReasonPhrase)\r\n".utf8)
+        }
+        for field in response.headerFields {
+            switch field.name {
+            case .contentLength, .transferEncoding, .connection, .date: continue
+            default:
+                bytes.append(contentsOf: field.name.rawName.utf8)
+                bytes.append(contentsOf: ": ".utf8)
+                bytes.append(contentsOf: field.value.utf8)
+                bytes.append(contentsOf: "\r\n".utf8)
+            }
+        }
+        bytes.append(contentsOf: dateLine)
+        if let length = framing.contentLength {
+            bytes.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(length, to: &bytes)
+            bytes.append(contentsOf: "\r\n".utf8)
+        } else if framing.chunked {
+            bytes.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+        }
+        if !framing.keepAlive {
+            bytes.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if !isHTTP11 {
+            bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        bytes.append(contentsOf: "\r\n".utf8)
+        return bytes
+    }
+
+    /// The status line of almost every response, made once.
+    private static let okStatusLine = Array("HTTP/1.1 200 OK\r\n".utf8)
+
+    /// Appends the decimal digits of a non-negative number without making a `String`.
+    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = UInt64(max(value, 0))
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    /// The answer when routing found no handler: 405 with `Allow` when other methods have the
+    /// path (`allowed` not empty), else 404. `OPTIONS *` asks about the server as a whole
+    /// (RFC 9110 §9.3.7): 204 with every method some route takes (`serverMethods`) in `Allow`.
+    package static func routeMiss(method: HTTPRequest.Method, path: Substring, allowed: [HTTPRequest.Method], serverMethods: Set<HTTPRequest.Method>) -> Response {
+        if method == .options, path == "*" {
+            let allow = serverMethods.union([.options]).map(\.rawValue).sorted().joined(separator: ", ")
+            return Response(status: .noContent, headerFields: [.allow: allow], body: .init(bytes: []))
+        }
+        guard !allowed.isEmpty else { return rejection(HTTPRejection(.notFound, "no route for \(path)")) }
+        let allow = allowed.map(\.rawValue).joined(separator: ", ")
+        return rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: \(allow)"), extraFields: [.allow: allow])
+    }
+
+    /// The plain-text response for a rejected request.
+    package static func rejection(_ rejection: HTTPRejection, extraFields: HTTPFields = [:]) -> Response {
+        var fields = extraFields
+        fields[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: rejection.status, headerFields: fields, body: .init(string: "\(rejection.status.wireReasonPhrase): \(rejection.reason)\n"))
+    }
+}
