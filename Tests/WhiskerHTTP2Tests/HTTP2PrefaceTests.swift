@@ -42,7 +42,7 @@ import WhiskerTesting
     /// GOAWAY naming no stream, with the reason as debug data. The TLS stream passes the
     /// plaintext through (`isPlaintextPeer`) and the core answers it.
     @Test func priorKnowledge_OnTheTLSPort_GetsGoAway_SayingToUseHTTPS() async throws {
-        let server = makeServer {
+        let server = makeHTTP2Server {
             $0.servesCleartext = false
             $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
         }
