@@ -363,7 +363,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         streams[streamID]?.sendProgressAt = .now()
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(head.headerFields.count + 2)
-        for field in head.headerFields where !Self.connectionSpecific.contains(field.name) && field.name != .contentLength {
+        for field in head.headerFields where !ServerOwnedFields.contains(field.name, http2: true) {
             fields.append((field.name.canonicalName, field.value))
         }
         if let length, head.status.code != 204, head.status.code != 304 { fields.append(("content-length", String(length))) }
@@ -376,7 +376,8 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         }
     }
 
-    /// Fields that mean nothing (and are malformed) in HTTP/2 (RFC 9113 §8.2.2).
+    /// Request fields that mean nothing (and are malformed) in HTTP/2 (RFC 9113 §8.2.2), left out
+    /// of the upgraded request's stream 1.
     private static let connectionSpecific: Set<HTTPField.Name> = [.connection, .transferEncoding, .upgrade, HTTPField.Name("Proxy-Connection")!, HTTPField.Name("Keep-Alive")!]
 
     // MARK: Output and closing

@@ -23,6 +23,31 @@ import WhiskerTesting
         }
     }
 
+    /// The server decides Date, the framing and the connection fields on HTTP/2 as on HTTP/1.1
+    /// (``ServerOwnedFields``): a handler's values are dropped, so `date` is sent once.
+    @Test func handlerSetServerOwnedFields_AreReplaced_DateSentOnce() async throws {
+        let server = makeHTTP2Server()
+        try server.register(method: .get, path: "/owned") { _ in
+            Response(status: .ok, headerFields: [
+                .date: "Mon, 01 Jan 2001 00:00:00 GMT", .connection: "close", HTTPField.Name("Keep-Alive")!: "timeout=5",
+                .upgrade: "h2c", .contentLength: "999", .contentType: "text/plain",
+            ], body: .init(string: "ok"))
+        }
+        try await server.withRunning { address in
+            let socket = try await TestClient.connect(to: address)
+            let h2 = HTTP2TestClient()
+            let id = h2.request(path: "/owned")
+            try await h2.exchange(over: socket) { $0.closed[id] != nil }
+            let fields = h2.headers[id] ?? []
+            #expect(h2.status(id) == "200")
+            #expect(fields.filter { $0.0 == "date" }.count == 1)
+            #expect(fields.first { $0.0 == "date" }?.1 != "Mon, 01 Jan 2001 00:00:00 GMT")
+            #expect(fields.filter { $0.0 == "content-length" }.map(\.1) == ["2"])
+            #expect(!fields.contains { ["connection", "keep-alive", "upgrade"].contains($0.0) })
+            #expect(fields.contains { $0 == ("content-type", "text/plain") })
+        }
+    }
+
     @Test func alpnH2_OverTLS() async throws {
         let server = makeHTTP2Server {
             $0.servesCleartext = false

@@ -3,8 +3,8 @@ package import HTTPTypes
 /// Serializes response heads.
 package enum ResponseHeadWriter {
     /// The bytes of a response head: status line, the handler's fields (minus the ones the server
-    /// owns: `Content-Length`, `Transfer-Encoding`, `Connection`, `Date`), then `Date`, the framing
-    /// headers and `Connection`, and the blank line.
+    /// owns, ``ServerOwnedFields``), then `Date`, the framing headers and `Connection`, and the
+    /// blank line.
     /// - Parameters:
     ///   - response: The status and fields.
     ///   - framing: The framing from ``ResponseFraming/decide(status:isHEAD:bodyLength:isHTTP11:keepAlive:)``.
@@ -18,15 +18,11 @@ package enum ResponseHeadWriter {
         } else {
             bytes.append(contentsOf: "HTTP/1.1 \(response.status.code) \(response.status.wireReasonPhrase)\r\n".utf8)
         }
-        for field in response.headerFields {
-            switch field.name {
-            case .contentLength, .transferEncoding, .connection, .date: continue
-            default:
-                bytes.append(contentsOf: field.name.rawName.utf8)
-                bytes.append(contentsOf: ": ".utf8)
-                bytes.append(contentsOf: field.value.utf8)
-                bytes.append(contentsOf: "\r\n".utf8)
-            }
+        for field in response.headerFields where !ServerOwnedFields.contains(field.name, http2: false) {
+            bytes.append(contentsOf: field.name.rawName.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: field.value.utf8)
+            bytes.append(contentsOf: "\r\n".utf8)
         }
         bytes.append(contentsOf: dateLine)
         if let length = framing.contentLength {

@@ -91,8 +91,23 @@ import Testing
         fields[.transferEncoding] = "chunked"
         fields[.connection] = "keep-alive"
         fields[.date] = "Mon, 01 Jan 2001 00:00:00 GMT"
+        fields[HTTPField.Name("Keep-Alive")!] = "timeout=5"
+        fields[HTTPField.Name("Proxy-Connection")!] = "keep-alive"
         let head = write(HTTPResponse(status: .ok, headerFields: fields), bodyLength: 2)
         #expect(head == "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + epochDateLine + "Content-Length: 2\r\n\r\n")
+    }
+
+    /// `Upgrade` stays on HTTP/1.1 (a handler's 426 names what to upgrade to); HTTP/2 drops it
+    /// with the other connection-specific fields (RFC 9113 §8.2.2).
+    @Test func serverOwnedFields_AreTheSameForBothProtocols_ButUpgrade() {
+        for name in [HTTPField.Name.contentLength, .transferEncoding, .connection, .date, HTTPField.Name("Keep-Alive")!, HTTPField.Name("proxy-connection")!] {
+            #expect(ServerOwnedFields.contains(name, http2: false) && ServerOwnedFields.contains(name, http2: true), "\(name)")
+        }
+        #expect(!ServerOwnedFields.contains(.upgrade, http2: false))
+        #expect(ServerOwnedFields.contains(.upgrade, http2: true))
+        #expect(!ServerOwnedFields.contains(.contentType, http2: true))
+        let head = write(HTTPResponse(status: .upgradeRequired, headerFields: [.upgrade: "TLS/1.3"]), bodyLength: 0)
+        #expect(lines(of: head, named: "upgrade") == ["Upgrade: TLS/1.3"])
     }
 
     @Test func head_NeverSendsAFramingFieldTwice() {

@@ -1,0 +1,23 @@
+package import HTTPTypes
+
+/// The response fields the server decides, whatever the handler set, the same for HTTP/1.1 and
+/// HTTP/2: the body's framing (`Content-Length`, `Transfer-Encoding`), the connection's
+/// (`Connection`, `Keep-Alive`, `Proxy-Connection`) and `Date` (from ``DateCache``, once a
+/// second). A handler's values for them are dropped; each protocol then writes its own. HTTP/2
+/// also drops `Upgrade`, which means nothing there (RFC 9113 §8.2.2); HTTP/1.1 keeps it, for a
+/// handler's `426 Upgrade Required`. The request id (`X-Request-ID`) is the other field the
+/// server sets, when the handler did not, in the one place every response passes (`runHandler`).
+package enum ServerOwnedFields {
+    /// Whether the server, not the handler, decides `name` on a response of this protocol.
+    @inline(__always)
+    package static func contains(_ name: HTTPField.Name, http2: Bool) -> Bool {
+        switch name {
+        case .contentLength, .transferEncoding, .connection, .date, keepAlive, proxyConnection: true
+        case .upgrade: http2
+        default: false
+        }
+    }
+
+    private static let keepAlive = HTTPField.Name("Keep-Alive")!
+    private static let proxyConnection = HTTPField.Name("Proxy-Connection")!
+}
