@@ -8,7 +8,7 @@ extension ServerContext {
     /// queue executor, and runs until the handler first suspends (often never, for a small
     /// handler): no hand-off to another thread.
     func startHandler(
-        _ route: Route, request: Request, target: some ResponseTarget,
+        _ route: Route, request: Request, target: any ResponseTarget,
         httpVersion: RequestContext.HTTPVersion, tls: RequestContext.TLS?, executor: DispatchQueueExecutor
     ) -> Task<Void, Never> {
         let requestContext = RequestContext(
@@ -26,7 +26,7 @@ extension ServerContext {
 /// carries the request id, with an access logger one line per request is logged at the end, and
 /// with a ``RequestObserver`` the request is observed (measured, traced).
 func runHandler(
-    _ route: Route, request: Request, target: some ResponseTarget, context: RequestContext, echoesRequestID: Bool,
+    _ route: Route, request: Request, target: any ResponseTarget, context: RequestContext, echoesRequestID: Bool,
     servesRanges: Bool, generatesETags: Bool, logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
 ) async {
     let started = accessLog == nil ? nil : ContinuousClock.now
@@ -54,7 +54,7 @@ func runHandler(
 /// `generatesETags` an in-memory 200 gets an `ETag`, the request's preconditions are answered
 /// (304, 412), and with `servesRanges` its `Range` header (206, 416).
 private func respond(
-    _ handler: HTTPHandler, request: Request, target: some ResponseTarget, requestID: String?,
+    _ handler: HTTPHandler, request: Request, target: any ResponseTarget, requestID: String?,
     servesRanges: Bool, generatesETags: Bool, logger: Logger
 ) async -> (Int, Int) {
     var response: Response
@@ -105,11 +105,11 @@ private func respond(
 }
 
 /// Counts the bytes of a streamed body on their way to the target (for the access log).
-private final class CountingSink<Target: ResponseTarget>: ResponseBodySink {
-    private let target: Target
+private final class CountingSink: ResponseBodySink {
+    private let target: any ResponseTarget
     private let written = Mutex(0)
 
-    init(_ target: Target) { self.target = target }
+    init(_ target: any ResponseTarget) { self.target = target }
 
     var count: Int { written.withLock { $0 } }
 

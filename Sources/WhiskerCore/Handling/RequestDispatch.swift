@@ -35,7 +35,7 @@ extension ServerContext {
     /// (`nil`: the request has none), and writes its response to `target`.
     package func dispatch(
         _ head: HTTPRequest, origin: RequestOrigin, declaredLength: Int64?, body: () -> RequestBodyChannel?,
-        target: some ResponseTarget, writeLocal: (Response) -> Void
+        target: any ResponseTarget, writeLocal: (Response) -> Void
     ) -> DispatchOutcome {
         let path = head.path ?? "/"
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
