@@ -51,6 +51,7 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 deps:
 	@missing=(); \
 	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
+	pkg-config --exists zlib libbrotlienc 2>/dev/null || missing+=(pkg-config zlib1g-dev libbrotli-dev); \
 	command -v curl >/dev/null || missing+=(curl); \
 	command -v ffprobe >/dev/null || missing+=(ffmpeg); \
 	command -v h2load >/dev/null || missing+=(nghttp2-client); \
@@ -66,7 +67,7 @@ deps:
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium present"; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.

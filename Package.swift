@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "OpenAPIWhisker", targets: ["OpenAPIWhisker"]),
         .library(name: "WhiskerLifecycle", targets: ["WhiskerLifecycle"]),
         .library(name: "WhiskerObservability", targets: ["WhiskerObservability"]),
+        .library(name: "WhiskerCompression", targets: ["WhiskerCompression"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
     ],
     dependencies: [
@@ -33,6 +34,11 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // libnghttp2 from the system (Debian: libnghttp2-dev), the 1.52 ssize_t session API.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
+        // zlib and the Brotli encoder from the system (Debian: zlib1g-dev, libbrotli-dev).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
+        // The Brotli decoder, for the compression tests only.
+        .systemLibrary(name: "CBrotliDecoder", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
         .target(name: "WhiskerSockets", dependencies: ["CWhiskerSystem"]),
         .target(
             name: "WhiskerHTTP2",
@@ -69,7 +75,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "OpenAPIWhisker"]),
+        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "OpenAPIWhisker"]),
+        // Response compression (gzip, br) through the core's ResponseCoding hook; off until configured.
+        .target(
+            name: "WhiskerCompression",
+            dependencies: ["WhiskerCore", "CZlib", "CBrotli", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         // Metrics and tracing (OpenTelemetry names) as a RequestObserver: its own module, so that a
         // server that observes nothing builds and links none of swift-metrics and swift-distributed-tracing.
         .target(
@@ -132,6 +143,13 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "WhiskerCompressionTests",
+            dependencies: [
+                "WhiskerCompression", "WhiskerCore", "WhiskerTesting", "CZlib", "CBrotliDecoder",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

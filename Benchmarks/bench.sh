@@ -11,6 +11,9 @@
 #   emoji3-c64  GET /api/emoji?count=3, keep-alive, 64 conns    req/s, p50, p99
 #   clip-c8     GET /api/clip (1 MiB), keep-alive, 8 conns      MiB/s, p99, server CPU/request
 #   churn-c64   GET /api/emoji with Connection: close, 64 conns req/s, errors, non-2xx, CPU/request
+#   emoji100-c64       GET /api/emoji?count=100 (400 bytes of text), 64 conns, identity     req/s, CPU/request, bytes/response
+#   emoji100-gzip-c64  the same with Accept-Encoding: gzip (Whisker and Vapor compress; Hummingbird has no compression here)
+#   emoji100-br-c64    the same with Accept-Encoding: br (Whisker only)
 #
 # and reports a Markdown table of medians with the min-max spread over the rounds, and the ratios
 # Whisker/Hummingbird and Whisker/Vapor, computed per round and reported as median (min-max); also
@@ -24,7 +27,7 @@
 #   BENCH_DURATION=5        seconds of load per scenario
 #   BENCH_WARMUP=1          seconds of warm-up load before each scenario (0: none)
 #   BENCH_SERVERS="whisker hummingbird vapor"
-#   BENCH_SCENARIOS="emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64"
+#   BENCH_SCENARIOS="emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64"
 #   BENCH_SERVER_CPU=0 BENCH_CLIENT_CPU=1   the cores for the server and for wrk
 #   BENCH_PORT_BASE=18080   whisker listens on +1, hummingbird on +2, vapor on +3
 #   BENCH_START_TIMEOUT=30  seconds a server has to answer its first request
@@ -39,7 +42,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 DURATION=${BENCH_DURATION:-5}
 WARMUP=${BENCH_WARMUP:-1}
 read -r -a SERVERS <<<"${BENCH_SERVERS:-whisker hummingbird vapor}"
-read -r -a SCENARIO_NAMES <<<"${BENCH_SCENARIOS:-emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64}"
+read -r -a SCENARIO_NAMES <<<"${BENCH_SCENARIOS:-emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64}"
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 PORT_BASE=${BENCH_PORT_BASE:-18080}
@@ -70,6 +73,9 @@ declare -A SCENARIO=(
     [emoji3-c64]="64|/api/emoji?count=3|"
     [clip-c8]="8|/api/clip|"
     [churn-c64]="64|/api/emoji|Connection: close"
+    [emoji100-c64]="64|/api/emoji?count=100|"
+    [emoji100-gzip-c64]="64|/api/emoji?count=100|Accept-Encoding: gzip"
+    [emoji100-br-c64]="64|/api/emoji?count=100|Accept-Encoding: br"
 )
 for s in "${SCENARIO_NAMES[@]}"; do [[ -n ${SCENARIO[$s]:-} ]] || die "unknown scenario '$s'"; done
 declare -A PORT_OFFSET=([whisker]=1 [hummingbird]=2 [vapor]=3)
@@ -189,6 +195,14 @@ check_server() {
         grep -qi '^connection:.*close'; then
         notes+=("${LABEL[$s]} closes the connection after a \`Connection: close\` request without sending \`Connection: close\` itself, so wrk counts a read error for each churn request (and then reconnects)")
     fi
+    # Which codings the compression scenarios get from this server (the table is only fair read with this).
+    local coding codings=""
+    for coding in gzip br; do
+        got=$(curl -sS -D - -o /dev/null --max-time 5 -H "Accept-Encoding: $coding" "http://$HOST:$port/api/emoji?count=100" |
+            tr -d '\r' | awk -F': ' 'tolower($1) == "content-encoding" { print $2 }')
+        codings+=" $coding: ${got:-identity};"
+    done
+    notes+=("${LABEL[$s]} answers /api/emoji?count=100 asked for$codings")
 }
 
 # run_wrk PORT SCENARIO SECONDS LOG: wrk pinned to the client core; bounded by timeout.
@@ -239,6 +253,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
                     printf "%s,%s,%s,p99_us,%d\n", round, s, sc, p99
                     printf "%s,%s,%s,mean_us,%.1f\n", round, s, sc, mean
                     printf "%s,%s,%s,mibps,%.1f\n", round, s, sc, bytes / sec / 1048576
+                    printf "%s,%s,%s,bytes_per_req,%.1f\n", round, s, sc, (req > 0 ? bytes / req : 0)
                     printf "%s,%s,%s,cpu_us_per_req,%.2f\n", round, s, sc, (req > 0 ? cpu * 1e6 / req : 0)
                     printf "%s,%s,%s,cpu_pct,%.1f\n", round, s, sc, 100 * cpu / sec
                     printf "%s,%s,%s,switches_per_req,%.3f\n", round, s, sc, (req > 0 ? switches / req : 0)
@@ -368,6 +383,16 @@ table=$out/table.md
             row("churn-c64", "cpu_us_per_req", "… server CPU per request (µs)")
             row("churn-c64", "socket_errors", "… socket errors (wrk: connect+read+write+timeout)")
             row("churn-c64", "non2xx", "… non-2xx responses")
+            row("emoji100-c64", "rps", "`/api/emoji?count=100` -c64, identity: req/s")
+            row("emoji100-c64", "cpu_us_per_req", "… server CPU per request (µs)")
+            row("emoji100-c64", "bytes_per_req", "… bytes per response (head and body)")
+            row("emoji100-gzip-c64", "rps", "… with `Accept-Encoding: gzip`: req/s")
+            row("emoji100-gzip-c64", "p99_us", "… p99 (µs)")
+            row("emoji100-gzip-c64", "cpu_us_per_req", "… server CPU per request (µs)")
+            row("emoji100-gzip-c64", "bytes_per_req", "… bytes per response (head and body)")
+            row("emoji100-br-c64", "rps", "… with `Accept-Encoding: br`: req/s")
+            row("emoji100-br-c64", "cpu_us_per_req", "… server CPU per request (µs)")
+            row("emoji100-br-c64", "bytes_per_req", "… bytes per response (head and body)")
             row("server", "peak_rss_mb", "peak RSS under load, VmHWM (MiB)")
             row("server", "idle_rss_mb", "idle RSS, VmRSS after start (MiB)")
             row("build", "clean_build_s", "clean release build (s)")

@@ -6,7 +6,7 @@
 #     WhiskerTLS or WhiskerHTTP2; the core's tests: none of those nor observability), so that a
 #     package edit cannot slip one in through another path;
 #   - a folder of WhiskerCore holds more than 15 files;
-#   - the HTTP/1.1-only example binary, if given, links libssl, libcrypto or libnghttp2.
+#   - the HTTP/1.1-only example binary, if given, links libssl, libcrypto, libnghttp2 or libbrotlienc.
 # `make test` runs it. Run from anywhere; needs swift and python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -23,13 +23,14 @@ allowed = {
     "OpenAPIWhisker": {"WhiskerCore", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "OpenAPIWhisker"},
+    "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "OpenAPIWhisker"},
     "HTTP1OnlyExample": {"WhiskerCore", "OpenAPIWhisker", "OpenAPIRuntime", "HTTPTypes"},
 }
 # Modules a target'"'"'s sources must never import, whatever Package.swift says.
 forbidden_imports = {
     "WhiskerSockets": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "HTTPTypes"},
-    "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2"},
+    "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "Whisker"},
     # The core'"'"'s tests test the core alone: HTTP/2, TLS and observability have their own targets.
     "Tests/WhiskerCoreTests": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "WhiskerObservability", "Whisker"},
@@ -71,11 +72,11 @@ sys.exit(1 if breaches else 0)
 '
 
 if [[ $# -ge 1 ]]; then
-    linked=$(ldd "$1" | grep -E 'lib(ssl|crypto|nghttp2)\.' || true)
+    linked=$(ldd "$1" | grep -E 'lib(ssl|crypto|nghttp2|brotlienc)\.' || true)
     if [[ -n $linked ]]; then
-        echo "check-layers: $1 (HTTP/1.1 only) links TLS or HTTP/2 libraries:"
+        echo "check-layers: $1 (HTTP/1.1 only) links TLS, HTTP/2 or Brotli libraries:"
         echo "$linked"
         exit 1
     fi
 fi
-echo "check-layers: module dependencies, imports and folder sizes match the layer map${1:+; $(basename "$1") links no libssl, libcrypto or libnghttp2}"
+echo "check-layers: module dependencies, imports and folder sizes match the layer map${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2 or libbrotlienc}"

@@ -10,6 +10,7 @@
 #   stop_server [SIGNAL]     stop it (default TERM), bounded; sets EXIT_CODE
 #   request ARGS... URL      one curl request; sets STATUS, HEADERS (file), BODY (file)
 #   header NAME              a header's value from the last request's HEADERS (case-insensitive)
+#   wait_for_line RE FILE    the first line of FILE matching RE, waited for as it is written (bounded)
 #   raw_request BYTES        send BYTES (printf %b escapes) on a new TCP connection, print the reply
 #   check DESC CMD...        PASS if CMD succeeds; check_eq, check_contains, check_match for values
 # On exit the trap stops every server still running with SIGTERM and checks that it exited 0,
@@ -220,6 +221,12 @@ header() {
 # sorted: two responses with the same headers give the same text.
 normalized_headers() {
     tr -d '\r' <"$1" | sed -e '/^$/d' -e 's/^\([^:]*\):/\L\1:/' | grep -iv '^date:' | sort
+}
+
+# wait_for_line PATTERN FILE [SECONDS]: prints the first line of FILE that matches the extended
+# regular expression PATTERN, as soon as it is written (tail -f), or nothing after SECONDS (default 5).
+wait_for_line() {
+    grep -m1 -E -- "$1" < <(timeout "${3:-5}" tail -n +1 -f "$2" 2>/dev/null) || true
 }
 
 # raw_request BYTES: opens a TCP connection to the server, writes BYTES (with printf %b escapes such

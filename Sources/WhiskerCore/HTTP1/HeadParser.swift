@@ -228,7 +228,7 @@ extension UInt8 {
 
 extension StringProtocol {
     /// Drops optional whitespace (SP, HTAB) at both ends.
-    func trimmingOWS() -> Substring {
+    package func trimmingOWS() -> Substring {
         var slice = self[...]
         while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }

@@ -14,29 +14,29 @@ extension ServerContext {
         let requestContext = RequestContext(
             peer: request.peer, httpVersion: httpVersion, tls: tls,
             requestID: RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs))
-        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, echoesID = configuration.requestIDs, ranges = configuration.servesByteRanges, etags = configuration.generatesETags, observer] in
-            await runHandler(route, request: request, target: target, context: requestContext, echoesRequestID: echoesID, servesRanges: ranges, generatesETags: etags, logger: logger, accessLog: accessLog, observer: observer)
+        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, responseSteps, observer] in
+            await runHandler(route, request: request, target: target, context: requestContext, steps: responseSteps, logger: logger, accessLog: accessLog, observer: observer)
         }
     }
 }
 
 /// Runs the handler of `route` for `request` and sends its response to `target`, whatever the
-/// protocol: errors become a logged 500, a streamed body is written chunk by chunk with
-/// backpressure, and a HEAD request gets the head only. The handler runs with ``RequestContext/current`` set, the response
-/// carries the request id, with an access logger one line per request is logged at the end, and
-/// with a ``RequestObserver`` the request is observed (measured, traced).
+/// protocol: errors become a logged 500, the response goes through the server's ``ResponseSteps``,
+/// a streamed body is written chunk by chunk with backpressure, and a HEAD request gets the head
+/// only. The handler runs with ``RequestContext/current`` set, with an access logger one line per
+/// request is logged at the end, and with a ``RequestObserver`` the request is observed (measured,
+/// traced).
 func runHandler(
-    _ route: Route, request: Request, target: any ResponseTarget, context: RequestContext, echoesRequestID: Bool,
-    servesRanges: Bool, generatesETags: Bool, logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
+    _ route: Route, request: Request, target: any ResponseTarget, context: RequestContext, steps: ResponseSteps,
+    logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
 ) async {
     let started = accessLog == nil ? nil : ContinuousClock.now
     let (status, bytes) = await RequestContext.$current.withValue(context) {
-        let requestID = echoesRequestID ? context.requestID : nil
         guard let observer else {
-            return await respond(route.handler, request: request, target: target, requestID: requestID, servesRanges: servesRanges, generatesETags: generatesETags, logger: logger)
+            return await respond(route.handler, request: request, target: target, requestID: context.requestID, steps: steps, logger: logger)
         }
         return await observer.observe(request, route: route.template, context: context) {
-            await respond(route.handler, request: request, target: target, requestID: requestID, servesRanges: servesRanges, generatesETags: generatesETags, logger: logger)
+            await respond(route.handler, request: request, target: target, requestID: context.requestID, steps: steps, logger: logger)
         }
     }
     if let accessLog, let started {
@@ -49,13 +49,10 @@ func runHandler(
     }
 }
 
-/// The response of `handler`, sent; returns its status and how many body bytes were written.
-/// `requestID`, if given, goes into the response's `X-Request-ID`. Then, in RFC 9110's order: with
-/// `generatesETags` an in-memory 200 gets an `ETag`, the request's preconditions are answered
-/// (304, 412), and with `servesRanges` its `Range` header (206, 416).
+/// The response of `handler`, through `steps`, sent; returns its status and how many body bytes
+/// were written.
 private func respond(
-    _ handler: HTTPHandler, request: Request, target: any ResponseTarget, requestID: String?,
-    servesRanges: Bool, generatesETags: Bool, logger: Logger
+    _ handler: HTTPHandler, request: Request, target: any ResponseTarget, requestID: String?, steps: ResponseSteps, logger: Logger
 ) async -> (Int, Int) {
     var response: Response
     do {
@@ -66,13 +63,7 @@ private func respond(
         }
         response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
     }
-    if let requestID, response.head.headerFields[RequestContext.requestIDField] == nil {
-        response.head.headerFields[RequestContext.requestIDField] = requestID
-    }
-    let asks = ConditionalHeaders(request.head.headerFields)
-    if generatesETags { response = response.withGeneratedETag(for: request.head) }
-    if asks.hasPreconditions { response = response.answeringPreconditions(of: request.head) }
-    if servesRanges { response = response.answeringRange(of: request.head, asksRange: asks.hasRange) }
+    response = steps.apply(to: response, for: request.head, requestID: requestID)
     let status = response.head.status.code
     let length: Int64?
     let write: @Sendable (ResponseBodyWriter) async throws -> Void

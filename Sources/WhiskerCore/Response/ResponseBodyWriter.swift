@@ -3,7 +3,13 @@
 /// Each ``write(_:)`` returns once its bytes are in the kernel's socket buffer, so a producer
 /// never runs ahead of a slow client by more than one chunk.
 public struct ResponseBodyWriter: Sendable {
-    let sink: any ResponseBodySink
+    package let sink: any ResponseBodySink
+
+    /// A writer into `sink` (a protocol connection, or a step such as a range or a compressor
+    /// that passes what it makes on to another writer).
+    package init(sink: any ResponseBodySink) {
+        self.sink = sink
+    }
 
     /// Writes one chunk and waits until it is written.
     /// - Parameter bytes: The chunk; an empty chunk is ignored.
@@ -19,7 +25,8 @@ public struct ResponseBodyWriter: Sendable {
     }
 }
 
-/// Where a ``ResponseBodyWriter`` sends its bytes: a protocol connection (HTTP/1.1 today).
+/// Where a ``ResponseBodyWriter`` sends its bytes: a protocol connection's exchange or stream, or
+/// a step in between (a byte range, a compressor).
 package protocol ResponseBodySink: Sendable {
     func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws
 }

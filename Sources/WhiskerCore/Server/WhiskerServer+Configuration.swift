@@ -75,6 +75,10 @@ extension WhiskerServer {
         /// HTTP server metrics and spans, or give an observer of your own. `nil` (the default): no
         /// request is observed, and the request path pays one `nil` check.
         public var requestObserver: (any RequestObserver)?
+        /// The content coding of responses (``ResponseCoding``): `import WhiskerCompression` and set
+        /// `configuration.compression`, which sets this. `nil` (the default): responses leave as
+        /// the handler made them.
+        package var responseCoding: (any ResponseCoding)?
 
         /// Creates a configuration.
         /// - Parameters:

@@ -80,7 +80,7 @@ let router = Router()
 try CatHandler.forBenchmark().registerHandlers(
     on: router,
     serverURL: try Servers.Server1.url(),
-    middlewares: [EmojiCountErrorMiddleware()]
+    middlewares: [QueryIntegerErrorMiddleware()]
 )
 let app = Application(
     router: router,

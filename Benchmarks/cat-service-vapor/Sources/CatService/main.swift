@@ -16,11 +16,14 @@ let app = try await Application.make(Environment(name: "production", arguments: 
 app.logger.logLevel = .warning
 app.http.server.configuration.hostname = "127.0.0.1"
 app.http.server.configuration.port = port
+// Vapor's own response compression (gzip, deflate), for the compression scenarios; a client that
+// sends no Accept-Encoding (every other scenario) gets the identity body, as before.
+app.http.server.configuration.responseCompression = .enabled
 
 try CatHandler.forBenchmark().registerHandlers(
     on: VaporTransport(routesBuilder: app),
     serverURL: try Servers.Server1.url(),
-    middlewares: [EmojiCountErrorMiddleware()]
+    middlewares: [QueryIntegerErrorMiddleware()]
 )
 print("cat-service-vapor listening on http://127.0.0.1:\(port)")
 do {

@@ -20,6 +20,8 @@ logger.logLevel = .warning
 var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: port)
 configuration.logger = logger
 configuration.http2 = HTTP2Settings()
+// As cat-service has it: br and gzip for text of 256 bytes and up, when the client asks.
+configuration.compression = CompressionSettings()
 let environment = ProcessInfo.processInfo.environment
 if let certificate = environment["CAT_TLS_CERT"], let key = environment["CAT_TLS_KEY"] {
     configuration.servesCleartext = false
@@ -29,7 +31,7 @@ let server = WhiskerServer(configuration: configuration)
 try CatHandler.forBenchmark().registerHandlers(
     on: WhiskerTransport(server),
     serverURL: try Servers.Server1.url(),
-    middlewares: [EmojiCountErrorMiddleware()]
+    middlewares: [QueryIntegerErrorMiddleware()]
 )
 let scheme = configuration.https == nil ? "http" : "https"
 try await server.run(onListening: { addresses in

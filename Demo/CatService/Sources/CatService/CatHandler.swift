@@ -6,8 +6,10 @@ struct CatHandler: APIProtocol {
     /// The cats that `getEmoji` picks from: the set in the WWDC23 talk's code.
     static let cats: [Character] = Array("🐱😹😻🙀😿😽😸😺😾😼")
 
-    /// The counts `getEmoji` accepts; an absent `count` means 1.
+    /// The counts `getEmoji` and `getEmojiStream` accept; an absent `count` means 1 and 10.
     static let countRange = 1...100
+    /// The milliseconds between events that `getEmojiStream` accepts; an absent `interval_ms` means 1000.
+    static let intervalRange = 0...5000
 
     /// The bytes of the bundled `cat.mp4`, loaded once.
     let clip: ArraySlice<UInt8>
@@ -43,12 +45,29 @@ struct CatHandler: APIProtocol {
     /// code does); 400 when `count` is outside 1...100.
     func getEmoji(_ input: Operations.getEmoji.Input) async throws -> Operations.getEmoji.Output {
         let count = input.query.count ?? 1
-        guard Self.countRange.contains(count) else {
-            let message = "count must be between \(Self.countRange.lowerBound) and \(Self.countRange.upperBound), got \(count)\n"
+        if let message = Self.outOfRange("count", count, Self.countRange) {
             return .badRequest(.init(body: .plainText(HTTPBody(message))))
         }
         let chosen = Self.cats.randomElement()!
         return .ok(.init(body: .plainText(HTTPBody(String(repeating: chosen, count: count)))))
+    }
+
+    /// `GET /emoji/stream`: `count` server-sent events, `interval_ms` apart, each one random cat
+    /// (``CatEvents``), encoded by the runtime's `asEncodedServerSentEvents()`: one chunk per event,
+    /// which Whisker sends as it comes. 400 when either parameter is out of range.
+    func getEmojiStream(_ input: Operations.getEmojiStream.Input) async throws -> Operations.getEmojiStream.Output {
+        let count = input.query.count ?? 10
+        let interval = input.query.interval_ms ?? 1000
+        if let message = Self.outOfRange("count", count, Self.countRange) ?? Self.outOfRange("interval_ms", interval, Self.intervalRange) {
+            return .badRequest(.init(body: .plainText(HTTPBody(message))))
+        }
+        let events = CatEvents(count: count, interval: .milliseconds(interval)).asEncodedServerSentEvents()
+        return .ok(.init(body: .text_event_hyphen_stream(HTTPBody(events, length: .unknown, iterationBehavior: .single))))
+    }
+
+    /// The 400 message for a parameter outside its range, or `nil` when it is inside.
+    static func outOfRange(_ name: String, _ value: Int, _ range: ClosedRange<Int>) -> String? {
+        range.contains(value) ? nil : "\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(value)\n"
     }
 
     /// `GET /clip`: the bundled MP4, with its length known up front (which lets the server answer

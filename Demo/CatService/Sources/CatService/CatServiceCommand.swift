@@ -17,9 +17,13 @@ struct CatServiceCommand: AsyncParsableCommand {
         discussion: """
             Routes (under the OpenAPI document's server path /api):
               GET /api/emoji?count=N  N random cat emoji, text/plain (1...100; default 1)
+              GET /api/emoji/stream?count=N&interval_ms=M
+                                      N server-sent events, one random cat each, M ms apart,
+                                      text/event-stream (1...100, default 10; 0...5000, default 1000)
               GET /api/clip           a three-second H.264 clip, video/mp4
               GET /metrics            with --metrics: request metrics, Prometheus text format
-            HEAD is answered for each.
+            HEAD is answered for each. Text responses are compressed (br or gzip) for clients that
+            send Accept-Encoding, unless --no-compression.
 
             When the server is listening it prints one line per listener to standard output:
               cat-service listening on http://HOST:PORT
@@ -105,6 +109,13 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var metrics: Bool?
 
+    @Flag(
+        name: .customLong("compression"),
+        inversion: .prefixedNo,
+        help: "Whether to compress text responses (br or gzip, as the client's Accept-Encoding prefers; 256 bytes and up; event streams per event). (default: on; env: CAT_SERVICE_COMPRESSION=true|false)"
+    )
+    var compression: Bool?
+
     @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
@@ -186,6 +197,7 @@ struct CatServiceCommand: AsyncParsableCommand {
             configuration.accessLog = accessLog
         }
         configuration.requestIDs = settings.requestIDs
+        configuration.compression = settings.compression ? CompressionSettings() : nil
         let metrics = settings.metrics ? PrometheusMetrics() : nil
         configuration.metrics = metrics?.factory
         configuration.limits = settings.limits
@@ -206,7 +218,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         try handler.registerHandlers(
             on: transport,
             serverURL: try Servers.Server1.url(),
-            middlewares: [EmojiCountErrorMiddleware(), ClipValidatorMiddleware(etag: handler.clipETag)]
+            middlewares: [QueryIntegerErrorMiddleware(), ClipValidatorMiddleware(etag: handler.clipETag)]
         )
         try metrics?.register(on: server)
 

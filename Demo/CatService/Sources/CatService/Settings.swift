@@ -16,6 +16,7 @@ struct Settings {
     var accessLog: Bool
     var requestIDs: Bool
     var metrics: Bool
+    var compression: Bool
     var logLevel: Logger.Level
     var workers = IOWorkerGroup.defaultCount
     var limits = WhiskerServer.Limits()
@@ -34,6 +35,7 @@ struct Settings {
         accessLog = try command.accessLog ?? variables.bool("CAT_SERVICE_ACCESS_LOG") ?? false
         requestIDs = try command.requestIDs ?? variables.bool("CAT_SERVICE_REQUEST_IDS") ?? false
         metrics = try command.metrics ?? variables.bool("CAT_SERVICE_METRICS") ?? false
+        compression = try command.compression ?? variables.bool("CAT_SERVICE_COMPRESSION") ?? true
         if let level = command.logLevel {
             logLevel = level
         } else if let text = variables["CAT_SERVICE_LOG_LEVEL"] {

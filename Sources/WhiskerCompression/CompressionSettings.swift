@@ -1,0 +1,83 @@
+public import WhiskerCore
+
+/// How the server compresses responses; set ``WhiskerCore/WhiskerServer/Configuration/compression``
+/// to turn it on (it is off by default).
+///
+///     configuration.compression = CompressionSettings()            // br and gzip, 256 bytes and up
+///     configuration.compression = CompressionSettings(codings: [.gzip], minimumSize: 1024)
+///
+/// A response is compressed when all of these hold:
+/// - the request's `Accept-Encoding` takes one of ``codings`` (the client's `q` decides, ties go to
+///   the order of ``codings``); without the field, nothing is compressed;
+/// - its `Content-Type` is compressible: `text/*` (event streams included), JSON, XML, YAML,
+///   JavaScript, JSON Lines and sequences, `*+json`, `*+xml` (SVG), or one of ``additionalTypes``;
+/// - its status has content and is not 206 (a range is a range of the identity body) nor 204 or 304;
+/// - it has no `Content-Encoding` yet (the handler coded it itself), no `Content-Range`, and no
+///   `Cache-Control: no-transform`;
+/// - its body has at least ``minimumSize`` bytes, or streams with its length unknown.
+///
+/// Every response that could be compressed (all but the first condition) gets `Vary:
+/// Accept-Encoding`, so that caches keep the codings apart. A compressed response's length is known
+/// for a body in memory (`Content-Length`); a streamed one is coded as it flows, each chunk
+/// flushed, so server-sent events stay one per write, and its length is unknown (chunked on
+/// HTTP/1.1). A strong `ETag` becomes weak (`W/"..."`): the coded bytes differ from the ones it
+/// named, while revalidation (`If-None-Match`, a weak comparison) still matches.
+public struct CompressionSettings: Sendable {
+    /// The codings offered, most preferred first; by default Brotli, then gzip.
+    public var codings: [ContentCoding]
+    /// The smallest body (in bytes) worth compressing; 256 by default. Smaller ones leave as they are.
+    public var minimumSize: Int
+    /// gzip's level, 1 (fastest) ... 9 (smallest); 6, zlib's default, by default.
+    public var gzipLevel: Int
+    /// Brotli's quality, 0 ... 11; 4 by default, close to gzip's speed with smaller output (the
+    /// upper qualities are for content compressed once, ahead of time).
+    public var brotliQuality: Int
+    /// Media types (`type/subtype`, lowercase) to compress besides the built-in ones.
+    public var additionalTypes: Set<String>
+
+    /// Creates compression settings.
+    /// - Parameters:
+    ///   - codings: The codings offered, most preferred first.
+    ///   - minimumSize: The smallest body worth compressing, in bytes.
+    ///   - gzipLevel: zlib's level, 1...9.
+    ///   - brotliQuality: Brotli's quality, 0...11.
+    ///   - additionalTypes: More media types to compress.
+    public init(
+        codings: [ContentCoding] = [.brotli, .gzip], minimumSize: Int = 256, gzipLevel: Int = 6, brotliQuality: Int = 4,
+        additionalTypes: Set<String> = []
+    ) {
+        precondition((1...9).contains(gzipLevel), "gzipLevel must be 1...9, got \(gzipLevel)")
+        precondition((0...11).contains(brotliQuality), "brotliQuality must be 0...11, got \(brotliQuality)")
+        self.codings = codings
+        self.minimumSize = max(0, minimumSize)
+        self.gzipLevel = gzipLevel
+        self.brotliQuality = brotliQuality
+        self.additionalTypes = additionalTypes
+    }
+
+    /// Whether a body of `type` is worth compressing.
+    func compresses(_ type: MediaType) -> Bool {
+        let essence = type.essence
+        if essence.hasPrefix("text/") || essence.hasSuffix("+json") || essence.hasSuffix("+xml") { return true }
+        return Self.compressibleTypes.contains(essence) || additionalTypes.contains(essence)
+    }
+
+    /// The built-in compressible types besides `text/*`, `*+json` and `*+xml`.
+    static let compressibleTypes: Set<String> = [
+        "application/json", "application/xml", "application/javascript", "application/ecmascript",
+        "application/x-javascript", "application/yaml", "application/x-yaml", "application/x-ndjson",
+        "application/jsonl", "application/json-seq", "application/graphql",
+    ]
+}
+
+extension WhiskerServer.Configuration {
+    /// Response compression (`Content-Encoding: br` or `gzip`, negotiated from `Accept-Encoding`);
+    /// `nil` (the default) for none, at the cost of one `nil` check per response. See
+    /// ``CompressionSettings`` for what is compressed and how.
+    ///
+    ///     configuration.compression = CompressionSettings()
+    public var compression: CompressionSettings? {
+        get { (responseCoding as? ResponseCompression)?.settings }
+        set { responseCoding = newValue.map(ResponseCompression.init) }
+    }
+}

@@ -1,0 +1,10 @@
+/// A content coding the server can apply to a response (RFC 9110 §8.4.1).
+public enum ContentCoding: String, Sendable, CaseIterable {
+    /// Brotli (RFC 7932), `Content-Encoding: br`: smaller than gzip for text at a similar cost.
+    case brotli = "br"
+    /// gzip (RFC 1952), `Content-Encoding: gzip`: understood by every client.
+    case gzip
+
+    /// The `Content-Encoding` token.
+    public var token: String { rawValue }
+}

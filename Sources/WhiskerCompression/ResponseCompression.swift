@@ -1,0 +1,91 @@
+import HTTPTypes
+import Synchronization
+import WhiskerCore
+
+/// ``CompressionSettings`` at work: the ``ResponseCoding`` the server runs on every response.
+struct ResponseCompression: ResponseCoding {
+    let settings: CompressionSettings
+
+    func encode(_ response: Response, for request: HTTPRequest) -> Response {
+        guard isCompressible(response) else { return response }
+        var response = response
+        response.head.headerFields.addVary(.acceptEncoding)
+        let accepted = AcceptEncoding(request.headerFields[values: .acceptEncoding])
+        guard let coding = accepted.preferred(among: settings.codings) else { return response }
+        switch response.body.storage {
+        case .empty:
+            return response
+        case .bytes(let bytes):
+            // A coding that fails (no memory) leaves the body as it was: still a right answer.
+            guard let coded = try? coding.encode(bytes, settings: settings) else { return response }
+            response.body = ResponseBody(bytes: coded)
+        case .stream(let length, let write):
+            response.body = ResponseBody(length: nil) { [settings] writer in
+                let sink = CompressingSink(writer, compressor: try coding.compressor(for: length, settings: settings))
+                try await write(ResponseBodyWriter(sink: sink))
+                try await sink.finish()
+            }
+        }
+        var fields = response.head.headerFields
+        fields[.contentEncoding] = coding.token
+        // The length the handler may have declared is the identity body's.
+        fields[.contentLength] = nil
+        if let etag = fields[.eTag], !etag.hasPrefix("W/") { fields[.eTag] = "W/" + etag }
+        response.head.headerFields = fields
+        return response
+    }
+
+    /// Everything but the client's `Accept-Encoding` says this response may be compressed. The
+    /// cheap checks first: most responses of an API are small.
+    private func isCompressible(_ response: Response) -> Bool {
+        let minimum = max(settings.minimumSize, 1)
+        switch response.body.storage {
+        case .empty: return false
+        case .bytes(let bytes): guard bytes.count >= minimum else { return false }
+        case .stream(let length, _): guard length.map({ $0 >= minimum }) ?? true else { return false }
+        }
+        let status = response.head.status.code
+        guard status >= 200, status != 204, status != 206, status != 304 else { return false }
+        let fields = response.head.headerFields
+        guard fields[.contentEncoding] == nil, fields[.contentRange] == nil,
+              let type = fields[.contentType].flatMap(MediaType.init), settings.compresses(type)
+        else { return false }
+        if let cacheControl = fields[.cacheControl], cacheControl.lowercased().contains("no-transform") { return false }
+        return true
+    }
+}
+
+/// Passes a streamed body through a compressor: each chunk leaves coded and flushed.
+private final class CompressingSink: ResponseBodySink {
+    private let next: ResponseBodyWriter
+    private let compressor: Mutex<any StreamCompressor>
+
+    init(_ next: ResponseBodyWriter, compressor: sending any StreamCompressor) {
+        self.next = next
+        self.compressor = Mutex(compressor)
+    }
+
+    func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
+        let coded = try compressor.withLock { try $0.compress(bytes) }
+        try await next.write(coded)
+    }
+
+    /// Writes the end of the coded stream.
+    func finish() async throws {
+        let last = try compressor.withLock { try $0.finish() }
+        try await next.write(last)
+    }
+}
+
+extension HTTPFields {
+    /// Adds `name` to `Vary`, unless it (or `*`) is already there.
+    mutating func addVary(_ name: HTTPField.Name) {
+        for value in self[values: .vary] {
+            for element in value.split(separator: ",") {
+                let token = element.trimmingOWS()
+                if token == "*" || token.lowercased() == name.canonicalName { return }
+            }
+        }
+        append(HTTPField(name: .vary, value: name.rawName))
+    }
+}

@@ -1,0 +1,26 @@
+import HTTPTypes
+
+extension Response {
+    /// This response with the fields that keep a cache or a buffering proxy from holding server-sent
+    /// events back, when it is a `text/event-stream`: `Cache-Control: no-cache` (every event is news)
+    /// and `X-Accel-Buffering: no` (nginx passes the body on as it comes instead of buffering it),
+    /// each only if the handler did not set its own. Handlers generated from an OpenAPI document can
+    /// only send the fields the document declares, so the server adds these; a handler that wants
+    /// otherwise sets its own value (`X-Accel-Buffering: yes`, say). Other responses are unchanged.
+    func withEventStreamDefaults() -> Response {
+        // Shorter than `text/event-stream`: not one (and no parsing on the usual response's path).
+        guard let type = head.headerFields[.contentType], type.utf8.count >= 17, MediaType(type)?.isEventStream == true
+        else { return self }
+        var response = self
+        if response.head.headerFields[.cacheControl] == nil {
+            response.head.headerFields.append(HTTPField(name: .cacheControl, value: "no-cache"))
+        }
+        if response.head.headerFields[Self.accelBuffering] == nil {
+            response.head.headerFields.append(HTTPField(name: Self.accelBuffering, value: "no"))
+        }
+        return response
+    }
+
+    /// nginx's `X-Accel-Buffering`.
+    static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
+}

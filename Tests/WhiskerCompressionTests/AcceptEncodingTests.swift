@@ -1,0 +1,59 @@
+import Testing
+@testable import WhiskerCompression
+
+/// `Accept-Encoding` negotiation (RFC 9110 §12.5.3) against the server's order `[br, gzip]`.
+@Suite struct AcceptEncodingTests {
+    private func chosen(_ values: String...) -> ContentCoding? {
+        AcceptEncoding(values).preferred(among: [.brotli, .gzip])
+    }
+
+    @Test func theClientsWeightsDecide_TiesGoToTheServersOrder() {
+        #expect(chosen("gzip") == .gzip)
+        #expect(chosen("gzip, br") == .brotli)
+        #expect(chosen("gzip, deflate, br, zstd") == .brotli)
+        #expect(chosen("br;q=0.5, gzip") == .gzip)
+        #expect(chosen("br;q=0.8, gzip;q=0.9") == .gzip)
+        #expect(chosen("GZIP;Q=1.0") == .gzip)
+        #expect(chosen("x-gzip") == .gzip)
+    }
+
+    @Test func zeroWeightsAndUnlistedCodings_AreRefused() {
+        #expect(chosen("br;q=0, gzip;q=0") == nil)
+        #expect(chosen("identity") == nil)
+        #expect(chosen("deflate, zstd") == nil)
+        #expect(chosen("") == nil)
+        #expect(AcceptEncoding([String]()).preferred(among: [.brotli, .gzip]) == nil, "no field: identity")
+        #expect(chosen("*;q=0, gzip") == .gzip)
+        #expect(chosen("br;q=0, *") == .gzip, "a listed q=0 beats the wildcard")
+    }
+
+    @Test func theWildcard_WeighsWhatIsNotListed() {
+        #expect(chosen("*") == .brotli)
+        #expect(chosen("*;q=0.1, gzip;q=0.5") == .gzip)
+        #expect(chosen("gzip;q=0.1, *;q=0.5") == .brotli)
+    }
+
+    @Test func severalFields_AreOneList() {
+        #expect(chosen("gzip;q=0.2", "br;q=0.1") == .gzip)
+        #expect(chosen("deflate", "br") == .brotli)
+    }
+
+    @Test func malformedWeights_AreIgnored_AsIfTheElementWereAbsent() {
+        #expect(chosen("gzip;q=1.5") == nil)
+        #expect(chosen("gzip;q=abc, br;q=0.3") == .brotli)
+        #expect(chosen("gzip;q=") == nil)
+        #expect(chosen("gzip;q=0.1234") == nil)
+    }
+
+    @Test func qvalues_AreThousandths() {
+        #expect(AcceptEncoding.qvalue("0") == 0)
+        #expect(AcceptEncoding.qvalue("0.001") == 1)
+        #expect(AcceptEncoding.qvalue("0.5") == 500)
+        #expect(AcceptEncoding.qvalue("1") == 1000)
+        #expect(AcceptEncoding.qvalue("1.000") == 1000)
+        #expect(AcceptEncoding.qvalue("1.001") == nil)
+        #expect(AcceptEncoding.qvalue(".5") == nil)
+        #expect(AcceptEncoding.qvalue("0.") == 0)
+        #expect(AcceptEncoding.qvalue("2") == nil)
+    }
+}
