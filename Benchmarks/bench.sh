@@ -154,7 +154,9 @@ cpu_ticks() {  # utime + stime of PID, in clock ticks
     echo $((f[11] + f[12]))
 }
 context_switches() {  # voluntary + involuntary switches of every thread of PID, so far
-    cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
+    # A thread may end between the glob and cat (Dispatch's pool threads come and go): cat then
+    # fails, which under pipefail and set -e would end the whole run without a word.
+    { cat /proc/"$1"/task/*/status 2>/dev/null || true; } | awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
 }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }  # PID field
 
