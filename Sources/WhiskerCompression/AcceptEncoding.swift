@@ -1,47 +1,69 @@
-import WhiskerCore
-
 /// A request's `Accept-Encoding` (RFC 9110 §12.5.3): which content codings the client takes, with
 /// what preference (`q`).
 ///
-///     AcceptEncoding("gzip;q=0.8, br").preferred(among: [.brotli, .gzip])   // .brotli
+///     AcceptEncoding(["gzip;q=0.8, br"]).preferred(among: [.brotli, .gzip])   // .brotli
 ///
 /// A coding the field lists with `q=0` is refused; one it does not list is refused too, unless `*`
 /// gives it a weight. `x-gzip` is `gzip`. A malformed element (a bad `q`) is ignored, as if absent.
 /// Without the field, ``preferred(among:)`` is `nil`: the client gets the identity coding, as
-/// clients that send no `Accept-Encoding` expect.
+/// clients that send no `Accept-Encoding` expect. It is read byte by byte, allocating nothing: it
+/// runs for every compressible response.
 struct AcceptEncoding {
-    /// The weight of each coding the field names, lowercased (`*` included), in thousandths.
-    private var weights: [String: Int] = [:]
+    /// The weights (in thousandths) the field gives the codings the server knows, and `*`; `nil`
+    /// for one it does not list. A repeated coding keeps its first weight.
+    private var gzip: Int?
+    private var brotli: Int?
+    private var wildcard: Int?
 
     /// Parses the field's values (several fields are one list).
     init<Values: Sequence<String>>(_ values: Values) {
-        for value in values {
-            for element in value.split(separator: ",") {
-                let parts = element.split(separator: ";")
-                guard let first = parts.first else { continue }
-                var coding = first.trimmingOWS().lowercased()
-                guard !coding.isEmpty else { continue }
-                if coding == "x-gzip" { coding = "gzip" }
-                var weight: Int? = 1000
-                for parameter in parts.dropFirst() {
-                    let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    guard pair.count == 2, pair[0].trimmingOWS().lowercased() == "q" else { continue }
-                    weight = Self.qvalue(pair[1].trimmingOWS())
+        for var value in values {
+            value.withUTF8 { bytes in
+                var start = 0
+                while start < bytes.count {
+                    let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+                    element(bytes[start..<end])
+                    start = end + 1
                 }
-                // A repeated coding keeps its first weight.
-                if let weight, weights[coding] == nil { weights[coding] = weight }
             }
         }
     }
 
-    init(_ value: String) { self.init([value]) }
+    /// One list element: `coding *( OWS ";" OWS parameter )`.
+    private mutating func element(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+        let codingEnd = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        var weight: Int? = 1000
+        var start = codingEnd
+        while start < bytes.endIndex {
+            let parameterStart = bytes.index(after: start)
+            let end = bytes[parameterStart...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            let parameter = Self.trimmed(bytes[parameterStart..<end])
+            if parameter.count >= 2, parameter.first! | 0x20 == UInt8(ascii: "q"), parameter[parameter.index(after: parameter.startIndex)] == UInt8(ascii: "=") {
+                weight = Self.qvalue(parameter.dropFirst(2))
+            }
+            start = end
+        }
+        guard let weight else { return }
+        let coding = Self.trimmed(bytes[..<codingEnd])
+        if Self.equalsIgnoringCase(coding, "gzip") || Self.equalsIgnoringCase(coding, "x-gzip") {
+            if gzip == nil { gzip = weight }
+        } else if Self.equalsIgnoringCase(coding, "br") {
+            if brotli == nil { brotli = weight }
+        } else if coding.count == 1, coding.first == UInt8(ascii: "*") {
+            if wildcard == nil { wildcard = weight }
+        }
+    }
 
     /// The coding among `supported` (in the server's order of preference) that the client weighs
     /// most, ties going to the server's order; `nil` when it takes none of them.
     func preferred(among supported: [ContentCoding]) -> ContentCoding? {
         var best: (coding: ContentCoding, weight: Int)?
         for coding in supported {
-            let weight = weights[coding.token] ?? weights["*"] ?? 0
+            let listed = switch coding {
+            case .gzip: gzip
+            case .brotli: brotli
+            }
+            let weight = listed ?? wildcard ?? 0
             if weight > 0, weight > (best?.weight ?? 0) { best = (coding, weight) }
         }
         return best?.coding
@@ -49,24 +71,34 @@ struct AcceptEncoding {
 
     /// A `qvalue` (`0`, `0.5`, `1.000`: at most three decimals, at most 1) in thousandths; `nil`
     /// when it is not one.
-    static func qvalue(_ text: Substring) -> Int? {
-        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, whole == "0" || whole == "1" else { return nil }
-        var thousandths = whole == "1" ? 1000 : 0
-        if parts.count == 2 {
-            let decimals = parts[1]
-            guard decimals.count <= 3, decimals.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            let value = Int(decimals.padding(toLength: 3)) ?? 0
-            if whole == "1" && value != 0 { return nil }
-            thousandths += value
+    static func qvalue<Bytes: Collection<UInt8>>(_ text: Bytes) -> Int? {
+        guard let whole = text.first, whole == UInt8(ascii: "0") || whole == UInt8(ascii: "1") else { return nil }
+        var thousandths = whole == UInt8(ascii: "1") ? 1000 : 0
+        let rest = text.dropFirst()
+        guard let dot = rest.first else { return thousandths }
+        guard dot == UInt8(ascii: "."), rest.count <= 4 else { return nil }
+        var scale = 100
+        for digit in rest.dropFirst() {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            thousandths += Int(digit - UInt8(ascii: "0")) * scale
+            scale /= 10
         }
-        return thousandths
+        return thousandths <= 1000 ? thousandths : nil
     }
-}
 
-extension Substring {
-    /// Padded on the right with zeros to `length` characters.
-    fileprivate func padding(toLength length: Int) -> String {
-        String(self) + String(repeating: "0", count: Swift.max(0, length - count))
+    /// Without the spaces and tabs around it (optional whitespace).
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        var bytes = bytes
+        while let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { bytes.removeFirst() }
+        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { bytes.removeLast() }
+        return bytes
+    }
+
+    /// Whether `bytes` spell `token` (lowercase ASCII), ignoring ASCII case.
+    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ token: StaticString) -> Bool {
+        guard bytes.count == token.utf8CodeUnitCount else { return false }
+        return token.withUTF8Buffer { expected in
+            zip(bytes, expected).allSatisfy { byte, lower in byte | (byte >= 0x41 && byte <= 0x5A ? 0x20 : 0) == lower }
+        }
     }
 }

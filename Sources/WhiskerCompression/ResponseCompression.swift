@@ -10,7 +10,7 @@ struct ResponseCompression: ResponseCoding {
         guard isCompressible(response) else { return response }
         var response = response
         response.head.headerFields.addVary(.acceptEncoding)
-        let accepted = AcceptEncoding(request.headerFields[values: .acceptEncoding])
+        let accepted = AcceptEncoding(request.headerFields.lazy.filter { $0.name == .acceptEncoding }.map(\.value))
         guard let coding = accepted.preferred(among: settings.codings) else { return response }
         switch response.body.storage {
         case .empty:

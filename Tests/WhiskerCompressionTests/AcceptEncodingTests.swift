@@ -43,17 +43,20 @@ import Testing
         #expect(chosen("gzip;q=abc, br;q=0.3") == .brotli)
         #expect(chosen("gzip;q=") == nil)
         #expect(chosen("gzip;q=0.1234") == nil)
+        #expect(chosen("gzip ;Q=0.5 , br; q=0.4") == .gzip, "optional whitespace around the separators")
     }
 
     @Test func qvalues_AreThousandths() {
-        #expect(AcceptEncoding.qvalue("0") == 0)
-        #expect(AcceptEncoding.qvalue("0.001") == 1)
-        #expect(AcceptEncoding.qvalue("0.5") == 500)
-        #expect(AcceptEncoding.qvalue("1") == 1000)
-        #expect(AcceptEncoding.qvalue("1.000") == 1000)
-        #expect(AcceptEncoding.qvalue("1.001") == nil)
-        #expect(AcceptEncoding.qvalue(".5") == nil)
-        #expect(AcceptEncoding.qvalue("0.") == 0)
-        #expect(AcceptEncoding.qvalue("2") == nil)
+        #expect(AcceptEncoding.qvalue("0".utf8) == 0)
+        #expect(AcceptEncoding.qvalue("0.001".utf8) == 1)
+        #expect(AcceptEncoding.qvalue("0.5".utf8) == 500)
+        #expect(AcceptEncoding.qvalue("1".utf8) == 1000)
+        #expect(AcceptEncoding.qvalue("1.000".utf8) == 1000)
+        #expect(AcceptEncoding.qvalue("1.001".utf8) == nil)
+        #expect(AcceptEncoding.qvalue(".5".utf8) == nil)
+        #expect(AcceptEncoding.qvalue("0.".utf8) == 0)
+        #expect(AcceptEncoding.qvalue("2".utf8) == nil)
+        #expect(AcceptEncoding.qvalue("0.5x".utf8) == nil)
+        #expect(AcceptEncoding.qvalue("".utf8) == nil)
     }
 }
