@@ -86,6 +86,7 @@ check_eq "before: the first certificate" "subject: CN=localhost" "$(subject)"
 # One keep-alive connection, 12 requests over about 3 s, open across the reload.
 urls=()
 for ((i = 0; i < 12; i++)); do urls+=(-o /dev/null "$TLS_BASE/api/emoji"); done
+: >"$WORK/kept.out"
 "${CURL[@]}" "${TLS_CURL[@]}" --http1.1 --rate 4/s -w '%{http_code} %{num_connects}\n' "${urls[@]}" >"$WORK/kept.out" 2>&1 &
 kept=$!
 deadline=$((SECONDS + 10))
