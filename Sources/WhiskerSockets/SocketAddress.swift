@@ -86,6 +86,22 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// An address from its bytes in network order, as a PROXY protocol v2 header carries them:
+    /// 4 bytes for IPv4, 16 for IPv6; `nil` for any other count.
+    package init?(networkBytes bytes: some Collection<UInt8>, port: Int) {
+        guard (0...65535).contains(port) else { return nil }
+        switch bytes.count {
+        case 4:
+            storage = .v4(host: bytes.map { String($0) }.joined(separator: "."), port: port)
+        case 16:
+            var address = in6_addr()
+            withUnsafeMutableBytes(of: &address) { raw in raw.copyBytes(from: bytes) }
+            storage = .v6(host: Self.format(address), port: port)
+        default:
+            return nil
+        }
+    }
+
     private static func format(_ address: in6_addr) -> String {
         var address = address
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
