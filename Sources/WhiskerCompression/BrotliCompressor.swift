@@ -32,6 +32,24 @@ final class BrotliCompressor: StreamCompressor {
         BrotliEncoderDestroyInstance(state)
     }
 
+    /// `bytes` coded in one call (`BrotliEncoderCompress`), the window sized to them; `nil` when the
+    /// encoder refuses (the caller then streams).
+    static func encodeWhole(_ bytes: ArraySlice<UInt8>, quality: Int) -> [UInt8]? {
+        let bound = BrotliEncoderMaxCompressedSize(bytes.count)
+        guard bound > 0 else { return nil }
+        let window = windowBits(for: Int64(bytes.count), in: Int(BROTLI_MIN_WINDOW_BITS)...Int(BROTLI_DEFAULT_WINDOW))
+        var output = [UInt8](repeating: 0, count: bound)
+        var size = bound
+        let done = bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                BrotliEncoderCompress(Int32(quality), Int32(window), BROTLI_MODE_TEXT, input.count, input.baseAddress, &size, out.baseAddress)
+            }
+        }
+        guard done == BROTLI_TRUE else { return nil }
+        output.removeLast(bound - size)
+        return output
+    }
+
     func compress(_ bytes: ArraySlice<UInt8>) throws -> [UInt8] {
         try encode(bytes, operation: BROTLI_OPERATION_FLUSH)
     }

@@ -23,8 +23,11 @@ extension ContentCoding {
         }
     }
 
-    /// `bytes` coded whole: what the compressor gives for them, then its end.
+    /// `bytes` coded whole: what the compressor gives for them, then its end. Brotli has a one-shot
+    /// call for this, which prepares only the part of its hash table a small input touches (its
+    /// streaming encoder clears all of it, 512 KB at quality 4, for every body).
     func encode(_ bytes: ArraySlice<UInt8>, settings: CompressionSettings) throws -> [UInt8] {
+        if self == .brotli, let coded = BrotliCompressor.encodeWhole(bytes, quality: settings.brotliQuality) { return coded }
         let compressor = try compressor(for: Int64(bytes.count), settings: settings)
         return try compressor.compress(bytes) + compressor.finish()
     }
