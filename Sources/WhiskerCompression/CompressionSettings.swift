@@ -20,7 +20,9 @@ public import WhiskerCore
 /// Accept-Encoding`, so that caches keep the codings apart. A compressed response's length is known
 /// for a body in memory (`Content-Length`); a streamed one is coded as it flows, each chunk
 /// flushed, so server-sent events stay one per write, and its length is unknown (chunked on
-/// HTTP/1.1). A strong `ETag` becomes weak (`W/"..."`): the coded bytes differ from the ones it
+/// HTTP/1.1). An event stream, which may stay open for hours, gets a compressor small to hold
+/// (gzip with a 4 KiB window, Brotli at quality 1 at most): about 29 KiB and 7 KiB per open
+/// stream, against 88 KiB and 536 KiB with the settings for other bodies. A strong `ETag` becomes weak (`W/"..."`): the coded bytes differ from the ones it
 /// named, while revalidation (`If-None-Match`, a weak comparison) still matches.
 public struct CompressionSettings: Sendable {
     /// The codings offered, most preferred first; by default Brotli, then gzip.

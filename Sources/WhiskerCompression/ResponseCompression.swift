@@ -20,8 +20,10 @@ struct ResponseCompression: ResponseCoding {
             guard let coded = try? coding.encode(bytes, settings: settings) else { return response }
             response.body = ResponseBody(bytes: coded)
         case .stream(let length, let write):
+            let eventStream = response.head.headerFields[.contentType].flatMap(MediaType.init)?.isEventStream == true
             response.body = ResponseBody(length: nil) { [settings] writer in
-                let sink = CompressingSink(writer, compressor: try coding.compressor(for: length, settings: settings))
+                let compressor = try coding.compressor(for: length, settings: settings, eventStream: eventStream)
+                let sink = CompressingSink(writer, compressor: compressor)
                 try await write(ResponseBodyWriter(sink: sink))
                 try await sink.finish()
             }

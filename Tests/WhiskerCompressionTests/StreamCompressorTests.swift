@@ -12,11 +12,12 @@ import Testing
         #expect(coded.count < Self.text.count / 10)
     }
 
-    @Test(arguments: ContentCoding.allCases, [nil, 12] as [Int64?])
-    func everyChunk_DecodesAsSoonAsItIsCoded(coding: ContentCoding, length: Int64?) throws {
+    @Test(arguments: ContentCoding.allCases, [(nil, false), (12, false), (nil, true)] as [(Int64?, Bool)])
+    func everyChunk_DecodesAsSoonAsItIsCoded(coding: ContentCoding, body: (length: Int64?, eventStream: Bool)) throws {
         // Each chunk's output, fed to a decoder that has seen only what came before, gives the
-        // chunk back at once: nothing waits in the compressor for more input.
-        let compressor = try coding.compressor(for: length, settings: CompressionSettings())
+        // chunk back at once: nothing waits in the compressor for more input. The same for the
+        // small compressors of event streams.
+        let compressor = try coding.compressor(for: body.length, settings: CompressionSettings(), eventStream: body.eventStream)
         let decoder = try coding.decoder()
         for event in ["id: 1\ndata: 🐱\n\n", "id: 2\ndata: 😹\n\n", "id: 3\ndata: 😻\n\n"] {
             let coded = try compressor.compress(Array(event.utf8)[...])
