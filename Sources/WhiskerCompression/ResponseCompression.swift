@@ -7,7 +7,7 @@ struct ResponseCompression: ResponseCoding {
     let settings: CompressionSettings
 
     func encode(_ response: Response, for request: HTTPRequest) -> Response {
-        guard isCompressible(response) else { return response }
+        guard let type = compressibleType(of: response) else { return response }
         var response = response
         response.head.headerFields.addVary(.acceptEncoding)
         let accepted = AcceptEncoding(request.headerFields.lazy.filter { $0.name == .acceptEncoding }.map(\.value))
@@ -20,9 +20,8 @@ struct ResponseCompression: ResponseCoding {
             guard let coded = try? coding.encode(bytes, settings: settings) else { return response }
             response.body = ResponseBody(bytes: coded)
         case .stream(let length, let write):
-            let eventStream = response.head.headerFields[.contentType].flatMap(MediaType.init)?.isEventStream == true
             response.body = ResponseBody(length: nil) { [settings] writer in
-                let compressor = try coding.compressor(for: length, settings: settings, eventStream: eventStream)
+                let compressor = try coding.compressor(for: length, settings: settings, eventStream: type.isEventStream)
                 let sink = CompressingSink(writer, compressor: compressor)
                 try await write(ResponseBodyWriter(sink: sink))
                 try await sink.finish()
@@ -37,23 +36,23 @@ struct ResponseCompression: ResponseCoding {
         return response
     }
 
-    /// Everything but the client's `Accept-Encoding` says this response may be compressed. The
-    /// cheap checks first: most responses of an API are small.
-    private func isCompressible(_ response: Response) -> Bool {
+    /// The response's media type when everything but the client's `Accept-Encoding` says it may be
+    /// compressed, else `nil`. The cheap checks first: most responses of an API are small.
+    private func compressibleType(of response: Response) -> MediaType? {
         let minimum = max(settings.minimumSize, 1)
         switch response.body.storage {
-        case .empty: return false
-        case .bytes(let bytes): guard bytes.count >= minimum else { return false }
-        case .stream(let length, _): guard length.map({ $0 >= minimum }) ?? true else { return false }
+        case .empty: return nil
+        case .bytes(let bytes): guard bytes.count >= minimum else { return nil }
+        case .stream(let length, _): guard length.map({ $0 >= minimum }) ?? true else { return nil }
         }
         let status = response.head.status.code
-        guard status >= 200, status != 204, status != 206, status != 304 else { return false }
+        guard status >= 200, status != 204, status != 206, status != 304 else { return nil }
         let fields = response.head.headerFields
         guard fields[.contentEncoding] == nil, fields[.contentRange] == nil,
               let type = fields[.contentType].flatMap(MediaType.init), settings.compresses(type)
-        else { return false }
-        if let cacheControl = fields[.cacheControl], cacheControl.lowercased().contains("no-transform") { return false }
-        return true
+        else { return nil }
+        if let cacheControl = fields[.cacheControl], cacheControl.lowercased().contains("no-transform") { return nil }
+        return type
     }
 }
 

@@ -1,9 +1,11 @@
+public import WhiskerTLS
+
 /// The development certificates that Whisker's own tests use (Tests/Certificates, made by
 /// Scripts/make-dev-certificates.sh): a CA, and certificates for `localhost`, 127.0.0.1 and ::1
 /// that it signed, for HTTPS tests on the loopback address.
 ///
 ///     let server = makeTestServer {
-///         $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+///         $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
 ///     }
 ///     ...
 ///     let client = try await TestClient.connect(to: address, tls: TestTLSOptions(trustedCAPath: TestCertificates.ca))
@@ -30,4 +32,9 @@ public enum TestCertificates {
     public static var renewed: String { directory + "/localhost-renewed.pem" }
     /// The private key of ``renewed``.
     public static var renewedKey: String { directory + "/localhost-renewed-key.pem" }
+
+    /// ``localhost`` and its key, as an HTTPS listener takes them.
+    public static var localhostTLS: TLSConfiguration {
+        TLSConfiguration(certificateChainPath: localhost, privateKeyPath: localhostKey)
+    }
 }

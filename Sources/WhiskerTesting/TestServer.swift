@@ -40,3 +40,29 @@ public func registerBasicRoutes(on server: WhiskerServer) throws(RouteError) {
         return Response(status: .ok, body: .init(bytes: bytes))
     }
 }
+
+/// Registers the two routes the byte-range tests ask, whatever the protocol: `GET /memory`
+/// answers `body` from memory (`application/octet-stream`), `GET /stream` streams it with its
+/// length known, in 300-byte writes.
+public func registerByteRangeRoutes(on server: WhiskerServer, body: [UInt8]) throws(RouteError) {
+    try server.register(method: .get, path: "/memory") { _ in
+        Response(status: .ok, headerFields: [.contentType: "application/octet-stream"], body: .init(bytes: body))
+    }
+    try server.register(method: .get, path: "/stream") { _ in
+        Response(status: .ok, body: ResponseBody(length: Int64(body.count)) { writer in
+            for start in stride(from: 0, to: body.count, by: 300) {
+                try await writer.write(body[start..<min(start + 300, body.count)])
+            }
+        })
+    }
+}
+
+/// Registers `GET /context`, which answers with what its handler's ``RequestContext`` says:
+/// `HTTP-version | TLS version and ALPN, or cleartext | request id | peer host`.
+public func registerContextRoute(on server: WhiskerServer) throws(RouteError) {
+    try server.register(method: .get, path: "/context") { _ in
+        guard let context = RequestContext.current else { return Response(status: .ok, body: .init(string: "no context")) }
+        let tls = context.tls.map { "\($0.version) \($0.applicationProtocol ?? "-")" } ?? "cleartext"
+        return Response(status: .ok, body: .init(string: "\(context.httpVersion.rawValue) | \(tls) | \(context.requestID ?? "no id") | \(context.peer.host)"))
+    }
+}

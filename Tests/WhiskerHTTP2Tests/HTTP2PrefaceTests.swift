@@ -26,7 +26,7 @@ import WhiskerTesting
     @Test func alpnH2_WithoutThePreface_GetsGoAwayProtocolError() async throws {
         let server = makeHTTP2Server {
             $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
         }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
@@ -44,7 +44,7 @@ import WhiskerTesting
     @Test func priorKnowledge_OnTheTLSPort_GetsGoAway_SayingToUseHTTPS() async throws {
         let server = makeHTTP2Server {
             $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
         }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in

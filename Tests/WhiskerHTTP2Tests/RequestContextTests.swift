@@ -7,18 +7,9 @@ import WhiskerTesting
 /// `RequestContext.current` in a handler over HTTPS and over HTTP/2. (Over cleartext HTTP/1.1,
 /// with request ids and the access log: WhiskerCoreTests/Handling/RequestContextTests.swift.)
 @Suite struct RequestContextTests {
-    /// A route that answers with what its context says.
-    private func registerContextRoute(on server: WhiskerServer) throws {
-        try server.register(method: .get, path: "/context") { _ in
-            guard let context = RequestContext.current else { return Response(status: .ok, body: .init(string: "no context")) }
-            let tls = context.tls.map { "\($0.version) \($0.applicationProtocol ?? "-")" } ?? "cleartext"
-            return Response(status: .ok, body: .init(string: "\(context.httpVersion.rawValue) | \(tls) | \(context.requestID ?? "no id") | \(context.peer.host)"))
-        }
-    }
-
     @Test func https_AndHTTP2_AreReported() async throws {
         let server = makeHTTP2Server {
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
         }
         try registerContextRoute(on: server)
         try await server.withRunningAddresses { addresses in

@@ -65,7 +65,7 @@ import WhiskerTesting
     @Test func stalledHandshake_IsClosedAtTheHandshakeTimeout() async throws {
         let server = makeTestServer {
             $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
             $0.timeouts.tlsHandshake = .milliseconds(300)
             $0.timeouts.idle = .seconds(60)
         }
@@ -118,7 +118,7 @@ import WhiskerTesting
 private func makeHTTPSServer(cleartext: Bool = false) throws -> WhiskerServer {
     let server = makeTestServer {
         $0.servesCleartext = cleartext
-        $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+        $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
     }
     try registerBasicRoutes(on: server)
     return server

@@ -20,7 +20,7 @@ import WhiskerTesting
         let lines = LoggedLines()
         let server = makeTestServer {
             $0.port = taken.localAddress.port
-            $0.https = .init(port: taken.localAddress.port, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: taken.localAddress.port, tls: TestCertificates.localhostTLS)
             $0.socketActivation = .init(activation)
             $0.systemdNotifier = notify.notifier
             $0.logger = Logger(label: "whisker.test") { _ in CapturingLogHandler(lines: lines) }
@@ -54,7 +54,7 @@ import WhiskerTesting
     @Test func customTLSNames_ChooseWhichSocketsSpeakTLS() async throws {
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["secure", "https"])
         let server = makeTestServer {
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
             $0.socketActivation = .init(activation, tlsNames: ["secure"])
         }
         try registerBasicRoutes(on: server)
@@ -74,7 +74,7 @@ import WhiskerTesting
         defer { activation.closeForTesting() }
         let server = makeTestServer {
             $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
             $0.socketActivation = .init(activation)
         }
         let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
@@ -85,7 +85,7 @@ import WhiskerTesting
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["http"])
         defer { activation.closeForTesting() }
         let server = makeTestServer {
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
             $0.socketActivation = .init(activation)
         }
         let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }

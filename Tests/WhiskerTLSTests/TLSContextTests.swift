@@ -7,14 +7,14 @@ import WhiskerTesting
 /// nothing behind in OpenSSL's error queue.
 @Suite struct TLSContextTests {
     @Test func missingCertificate_NamesTheFile() {
-        var configuration = TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey)
+        var configuration = TestCertificates.localhostTLS
         configuration.certificateChainPath = "/nonexistent/cert.pem"
         let error = #expect(throws: TLSError.self) { try TLSContext(configuration) }
         #expect(error?.description.hasPrefix("TLS: loading the certificate chain from /nonexistent/cert.pem failed") == true, "\(String(describing: error))")
     }
 
     @Test func fileThatIsNotPEM_NamesTheFile_AndSaysWhy() {
-        var configuration = TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey)
+        var configuration = TestCertificates.localhostTLS
         configuration.privateKeyPath = String(#filePath)
         let error = #expect(throws: TLSError.self) { try TLSContext(configuration) }
         #expect(error?.operation == "loading the private key from \(#filePath)")
@@ -22,14 +22,14 @@ import WhiskerTesting
     }
 
     @Test func keyOfAnotherCertificate_IsRefused() {
-        var configuration = TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey)
+        var configuration = TestCertificates.localhostTLS
         configuration.privateKeyPath = TestCertificates.caKey
         let error = #expect(throws: TLSError.self) { try TLSContext(configuration) }
         #expect(error?.description.contains("key values mismatch") == true, "\(String(describing: error))")
     }
 
     @Test func errorsLeaveNothingInOpenSSLsQueue() {
-        var configuration = TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey)
+        var configuration = TestCertificates.localhostTLS
         configuration.certificateChainPath = "/nonexistent/cert.pem"
         _ = try? TLSContext(configuration)
         #expect(ERR_peek_error() == 0, "a later call on this thread must not see stale errors")

@@ -86,7 +86,7 @@ import WhiskerTesting
             #expect(error?.description.contains("no HTTPS listener") == true)
         }
         let idle = makeTestServer {
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey))
+            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
         }
         await #expect(throws: WhiskerServerError.self) { try await idle.reloadTLS() }
     }

@@ -8,7 +8,7 @@ import WhiskerTesting
     let context: TLSContext
 
     init() throws {
-        var configuration = TLSConfiguration(certificateChainPath: TestCertificates.localhost, privateKeyPath: TestCertificates.localhostKey)
+        var configuration = TestCertificates.localhostTLS
         configuration.applicationProtocols = ["h2", "http/1.1"]
         context = try TLSContext(configuration)
     }

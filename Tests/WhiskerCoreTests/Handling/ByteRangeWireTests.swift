@@ -10,16 +10,7 @@ import WhiskerTesting
 
     private func makeRangeServer(_ configure: (inout WhiskerServer.Configuration) -> Void = { _ in }) throws -> WhiskerServer {
         let server = makeTestServer(configure)
-        try server.register(method: .get, path: "/memory") { _ in
-            Response(status: .ok, headerFields: [.contentType: "application/octet-stream"], body: .init(bytes: Self.body))
-        }
-        try server.register(method: .get, path: "/stream") { _ in
-            Response(status: .ok, body: ResponseBody(length: Int64(Self.body.count)) { writer in
-                for start in stride(from: 0, to: Self.body.count, by: 300) {
-                    try await writer.write(Self.body[start..<min(start + 300, Self.body.count)])
-                }
-            })
-        }
+        try registerByteRangeRoutes(on: server, body: Self.body)
         return server
     }
 

@@ -7,15 +7,6 @@ import WhiskerTesting
 /// `RequestContext.current` in a handler, request ids, and the access log. (What the context
 /// says over HTTPS and HTTP/2: WhiskerHTTP2Tests/RequestContextTests.swift.)
 @Suite struct RequestContextTests {
-    /// A route that answers with what its context says.
-    private func registerContextRoute(on server: WhiskerServer) throws {
-        try server.register(method: .get, path: "/context") { _ in
-            guard let context = RequestContext.current else { return Response(status: .ok, body: .init(string: "no context")) }
-            let tls = context.tls.map { "\($0.version) \($0.applicationProtocol ?? "-")" } ?? "cleartext"
-            return Response(status: .ok, body: .init(string: "\(context.httpVersion.rawValue) | \(tls) | \(context.requestID ?? "no id") | \(context.peer.host)"))
-        }
-    }
-
     @Test func http11_Cleartext_WithAndWithoutTheClientsRequestID() async throws {
         #expect(RequestContext.current == nil, "no context outside a request")
         let server = makeTestServer()
