@@ -47,7 +47,9 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # systemd-socket-activate and systemd-analyze for Demo/CatService/Tests/systemd.sh (installing it
 # in a container does not start systemd); perl (perl-base, always on Debian) is its fake notify socket.
 # Chromium (headless, driven from Python over its DevTools pipe) plays the clip in browser.sh;
-# python3 also writes h2-abuse.sh's hand-made HTTP/2 frames.
+# python3 also writes h2-abuse.sh's hand-made HTTP/2 frames. nginx (reverse proxy, HTTP/2 and TLS)
+# and haproxy (PROXY protocol v2) stand in front of cat-service in nginx.sh and haproxy.sh; neither
+# is started as a service: the tests run their own on loopback.
 deps:
 	@missing=(); \
 	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
@@ -61,13 +63,15 @@ deps:
 	command -v perl >/dev/null || missing+=(perl-base); \
 	command -v python3 >/dev/null || missing+=(python3); \
 	command -v chromium >/dev/null || missing+=(chromium); \
+	command -v nginx >/dev/null || missing+=(nginx); \
+	command -v haproxy >/dev/null || missing+=(haproxy); \
 	if (( $${#missing[@]} )); then \
 	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
 	    echo "deps: installing $${missing[*]}"; \
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium, nginx, haproxy present"; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.

@@ -13,6 +13,8 @@ import WhiskerSockets
 /// write in flight); a response chunk's `write` returns once nghttp2 has framed it, which flow
 /// control holds back while the client's window is closed.
 final class HTTP2Connection: ResponseWriting, ConnectionHandler {
+    /// The connection this handler serves, which owns it.
+    private unowned let connection: Connection
     let socket: any ByteStream
     let context: ServerContext
     let session: HTTP2Session
@@ -75,6 +77,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     /// - Parameter upgrade: For `Upgrade: h2c`, the client's decoded `HTTP2-Settings` and whether
     ///   the upgraded request is a HEAD.
     init(connection: Connection, settings: HTTP2Settings, upgrade: (settings: [UInt8], isHEAD: Bool)? = nil) throws(HTTP2Error) {
+        self.connection = connection
         self.socket = connection.stream
         self.context = connection.context
         self.session = try HTTP2Session(
@@ -207,7 +210,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         let stream = open(id, isRequestComplete: endStream)
         stream.isHEAD = head.method == .head
         let connection = bound
-        let origin = RequestOrigin(peer: socket.peer, httpVersion: .http2, tls: tlsDetails, executor: executor)
+        let origin = self.connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
         let declaredLength = head.headerFields[.contentLength].flatMap { Int64($0) }
         let outcome = context.dispatch(head, origin: origin, declaredLength: declaredLength, body: {
             guard !endStream else { return nil }

@@ -42,7 +42,7 @@ public final class RequestInstrumentation: RequestObserver {
         let started = ContinuousClock.now
         let result: (status: Int, bytes: Int)
         if let tracer {
-            result = await traced(by: tracer, attributes, request.head, peer: context.peer, respond)
+            result = await traced(by: tracer, attributes, request.head, peer: context.peer, client: context.client, respond)
         } else {
             result = await respond()
         }
@@ -58,7 +58,7 @@ public final class RequestInstrumentation: RequestObserver {
         let attributes = RequestAttributes(head, route: nil, httpVersion: httpVersion, isTLS: isTLS)
         let started = ContinuousClock.now
         if let tracer {
-            let span = startSpan(tracer, attributes, head, peer: peer)
+            let span = startSpan(tracer, attributes, head, peer: peer, client: peer)
             write()
             end(span, status: status)
         } else {
@@ -70,14 +70,18 @@ public final class RequestInstrumentation: RequestObserver {
 
     // MARK: Tracing
 
-    private func traced(by tracer: some Tracer, _ attributes: RequestAttributes, _ head: HTTPRequest, peer: SocketAddress, _ respond: () async -> (status: Int, bytes: Int)) async -> (status: Int, bytes: Int) {
-        let span = startSpan(tracer, attributes, head, peer: peer)
+    private func traced(
+        by tracer: some Tracer, _ attributes: RequestAttributes, _ head: HTTPRequest, peer: SocketAddress, client: SocketAddress,
+        _ respond: () async -> (status: Int, bytes: Int)
+    ) async -> (status: Int, bytes: Int) {
+        let span = startSpan(tracer, attributes, head, peer: peer, client: client)
         let result = await ServiceContext.$current.withValue(span.context) { await respond() }
         end(span, status: result.0)
         return result
     }
 
-    private func startSpan<T: Tracer>(_ tracer: T, _ attributes: RequestAttributes, _ head: HTTPRequest, peer: SocketAddress) -> T.Span {
+    /// `client` is the original client (behind trusted proxies), `peer` the socket's peer.
+    private func startSpan<T: Tracer>(_ tracer: T, _ attributes: RequestAttributes, _ head: HTTPRequest, peer: SocketAddress, client: SocketAddress) -> T.Span {
         var parent = ServiceContext.topLevel
         tracer.extract(head.headerFields, into: &parent, using: HTTPFieldsExtractor())
         let name = attributes.route.map { "\(attributes.spanMethod) \($0)" } ?? attributes.spanMethod
@@ -90,8 +94,10 @@ public final class RequestInstrumentation: RequestObserver {
             spanAttributes["url.path"] = String(path[..<(path.firstIndex(of: "?") ?? path.endIndex)])
             spanAttributes["url.scheme"] = attributes.scheme
             spanAttributes["network.protocol.version"] = attributes.protocolVersion
-            spanAttributes["client.address"] = peer.host
-            spanAttributes["client.port"] = peer.port
+            spanAttributes["client.address"] = client.host
+            if client.port != 0 { spanAttributes["client.port"] = client.port }
+            spanAttributes["network.peer.address"] = peer.host
+            spanAttributes["network.peer.port"] = peer.port
             if let userAgent = head.headerFields[.userAgent] { spanAttributes["user_agent.original"] = userAgent }
         }
         return span

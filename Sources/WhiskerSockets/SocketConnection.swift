@@ -167,6 +167,19 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         }
     }
 
+    /// Copies up to `space.count` received bytes into `space` without taking them (`MSG_PEEK`):
+    /// the next read returns them again. For a header of unknown length in front of the
+    /// connection's own bytes (the PROXY protocol), which must be taken exactly, no byte more.
+    public func peek(into space: UnsafeMutableRawBufferPointer) throws(SocketError) -> ReadResult {
+        assertOnQueue()
+        if isClosed { return .endOfStream }
+        switch try systemCall("recv", { recv(fd, space.baseAddress, space.count, Int32(MSG_PEEK)) }) {
+        case .wouldBlock: return .wouldBlock
+        case .done(0): return .endOfStream
+        case .done(let count): return .bytes(count)
+        }
+    }
+
     // MARK: Writing
 
     /// Queues `bytes` and, unless `flush` is false, writes as much as the kernel takes now.

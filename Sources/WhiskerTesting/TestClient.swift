@@ -46,9 +46,10 @@ public final class TestClient: @unchecked Sendable {
     ///   - address: The server's address.
     ///   - timeout: How long any one read may wait before it fails.
     ///   - tls: TLS settings (the CA to trust, ALPN); `nil` for cleartext.
+    ///   - preamble: Bytes sent first, before the TLS handshake (a PROXY protocol header).
     /// - Throws: ``TestClientError`` when the TLS handshake fails (with OpenSSL's reason), or
     ///   `SocketError` when the connection is refused.
-    public static func connect(to address: SocketAddress, timeout: Duration = .seconds(10), tls: TestTLSOptions? = nil) async throws -> TestClient {
+    public static func connect(to address: SocketAddress, timeout: Duration = .seconds(10), tls: TestTLSOptions? = nil, preamble: [UInt8] = []) async throws -> TestClient {
         let queue = DispatchQueue(label: "whisker.test-client")
         return try await onQueue(queue) {
             let fd = socket(address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -65,6 +66,12 @@ public final class TestClient: @unchecked Sendable {
                 throw SocketError(call: "connect(\(address))", code: code)
             }
             do {
+                var sent = 0
+                while sent < preamble.count {
+                    let count = preamble[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    guard count > 0 else { throw SocketError(call: "send", code: errno) }
+                    sent += count
+                }
                 return try TestClient(fd: fd, tls: tls.map { try TestTLSClient(fd: fd, options: $0) }, queue: queue)
             } catch {
                 Glibc.close(fd)

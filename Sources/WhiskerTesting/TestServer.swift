@@ -66,3 +66,13 @@ public func registerContextRoute(on server: WhiskerServer) throws(RouteError) {
         return Response(status: .ok, body: .init(string: "\(context.httpVersion.rawValue) | \(tls) | \(context.requestID ?? "no id") | \(context.peer.host)"))
     }
 }
+
+/// Registers `GET /client`, which answers who its handler's ``RequestContext`` says the client is:
+/// `client | scheme | peer host | PROXY header (version, ALPN, authority, TLS version) or none`.
+public func registerClientRoute(on server: WhiskerServer) throws(RouteError) {
+    try server.register(method: .get, path: "/client") { _ in
+        guard let context = RequestContext.current else { return Response(status: .ok, body: .init(string: "no context")) }
+        let header = context.proxyHeader.map { "v\($0.version) \($0.alpn ?? "-") \($0.authority ?? "-") \($0.tlsVersion ?? "-")" } ?? "none"
+        return Response(status: .ok, body: .init(string: "\(context.client) | \(context.scheme) | \(context.peer.host) | \(header)"))
+    }
+}

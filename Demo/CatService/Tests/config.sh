@@ -7,7 +7,9 @@ help=$("$CAT_SERVICE" --help 2>&1 || true)
 for variable in CAT_SERVICE_HOST CAT_SERVICE_PORT CAT_SERVICE_TLS_CERTIFICATE CAT_SERVICE_TLS_PRIVATE_KEY CAT_SERVICE_TLS_PORT \
     CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_H2C_ONLY CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_METRICS CAT_SERVICE_LOG_LEVEL \
     CAT_SERVICE_WORKERS CAT_SERVICE_MAX_CONNECTIONS CAT_SERVICE_MAX_HEADER_BYTES CAT_SERVICE_MAX_REQUEST_BODY_SIZE CAT_SERVICE_TLS_HANDSHAKE_TIMEOUT CAT_SERVICE_REQUEST_HEADER_TIMEOUT \
-    CAT_SERVICE_REQUEST_BODY_TIMEOUT CAT_SERVICE_IDLE_TIMEOUT CAT_SERVICE_WRITE_TIMEOUT CAT_SERVICE_SHUTDOWN_GRACE_PERIOD; do
+    CAT_SERVICE_REQUEST_BODY_TIMEOUT CAT_SERVICE_IDLE_TIMEOUT CAT_SERVICE_WRITE_TIMEOUT CAT_SERVICE_SHUTDOWN_GRACE_PERIOD \
+    CAT_SERVICE_TRUSTED_PROXIES CAT_SERVICE_PROXY_PROTOCOL CAT_SERVICE_PROXY_PROTOCOL_SOCKETS CAT_SERVICE_PROXY_HEADER_TIMEOUT \
+    CAT_SERVICE_FORWARDED_FIELDS CAT_SERVICE_HEALTH_CHECKS CAT_SERVICE_HEALTH_PORT CAT_SERVICE_DRAIN_DELAY; do
     check_contains "--help documents $variable" "$variable" "$help"
 done
 
@@ -40,6 +42,11 @@ bad_setting "--workers 0 is refused, naming the flag" '--workers must be between
 bad_setting "CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 is refused" 'CAT_SERVICE_MAX_REQUEST_BODY_SIZE must be a whole number at least 0, got "-1"' CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 --
 bad_setting "CAT_SERVICE_IDLE_TIMEOUT=soon is refused" 'CAT_SERVICE_IDLE_TIMEOUT must be a number of seconds above 0 and at most 86400, got "soon"' CAT_SERVICE_IDLE_TIMEOUT=soon --
 bad_setting "--shutdown-grace-period 0 is refused" '--shutdown-grace-period must be a number of seconds above 0 and at most 86400, got 0.0' X=1 -- --shutdown-grace-period 0
+bad_setting "--proxy-protocol without --trusted-proxy is refused, saying why" 'need --trusted-proxy (or CAT_SERVICE_TRUSTED_PROXIES)' X=1 -- --proxy-protocol http
+bad_setting "--trusted-proxy with host bits past the prefix is refused" '--trusted-proxy: invalid address range "10.0.0.1/8": bits are set past the /8 prefix (the network is 10.0.0.0/8)' X=1 -- --trusted-proxy 10.0.0.1/8
+bad_setting "CAT_SERVICE_TRUSTED_PROXIES=cats is refused" 'CAT_SERVICE_TRUSTED_PROXIES: invalid address range "cats": not a numeric IPv4 or IPv6 address' CAT_SERVICE_TRUSTED_PROXIES=cats --
+bad_setting "CAT_SERVICE_PROXY_PROTOCOL=ftp is refused" 'CAT_SERVICE_PROXY_PROTOCOL must be http, https or http,https, got "ftp"' CAT_SERVICE_TRUSTED_PROXIES=127.0.0.1 CAT_SERVICE_PROXY_PROTOCOL=ftp --
+bad_setting "--drain-delay with --no-health-checks is refused" '--health-port and --drain-delay need the health checks' X=1 -- --no-health-checks --drain-delay 1
 
 echo "Limits and timeouts"
 CAT_SERVICE_MAX_HEADER_BYTES=2048 start_server --idle-timeout 0.5

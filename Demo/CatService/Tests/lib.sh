@@ -12,6 +12,8 @@
 #   header NAME              a header's value from the last request's HEADERS (case-insensitive)
 #   wait_for_line RE FILE    the first line of FILE matching RE, waited for as it is written (bounded)
 #   raw_request BYTES        send BYTES (printf %b escapes) on a new TCP connection, print the reply
+#   free_port                a TCP port of 127.0.0.1 free right now (for nginx and HAProxy, which cannot take 0)
+#   wait_for_port PORT       wait (bounded) until something accepts connections on 127.0.0.1:PORT
 #   check DESC CMD...        PASS if CMD succeeds; check_eq, check_contains, check_match for values
 # On exit the trap stops every server still running with SIGTERM and checks that it exited 0,
 # then prints the script's tally; the script fails if any check did.
@@ -237,6 +239,24 @@ raw_request() {
         printf '%b' "$1" >&3
         timeout 5 cat <&3 || true
     )
+}
+
+# free_port: a port of 127.0.0.1 that nothing listens on now: the kernel picks it, and it is
+# released for the caller to bind (another process could take it in between; on loopback in a test
+# run, nothing does).
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_for_port PORT [SECONDS]: returns once 127.0.0.1:PORT accepts a connection, or fails after
+# SECONDS (default 10).
+wait_for_port() {
+    local deadline=$((SECONDS + ${2:-10}))
+    while ((SECONDS < deadline)); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+        sleep 0.05
+    done
+    return 1
 }
 
 # bytes_after_head FILE: how many bytes of a raw response follow its header block (CRLF CRLF).

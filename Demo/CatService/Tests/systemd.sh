@@ -20,11 +20,6 @@ CERTS="$WORK/certs"
 TLS_ARGS=(--tls-certificate "$CERTS/localhost.pem" --tls-private-key "$CERTS/localhost-key.pem")
 TLS_CURL=(--cacert "$CERTS/ca.pem")
 
-# free_port: a port of 127.0.0.1 that was free a moment ago (the system picks it, as port 0 does).
-free_port() {
-    perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport, "\n"'
-}
-
 # The fake notify socket: a Unix datagram socket that perl (Debian's perl-base, always there)
 # binds, writing each message it receives to NOTIFY_LOG as one line (newlines become spaces).
 NOTIFY_SOCKET_PATH="$WORK/notify.sock"
@@ -149,6 +144,26 @@ activated_error "LISTEN_FDNAMES with the wrong number of names is refused" \
 activated_error "a descriptor that is not a listening socket names the descriptor" \
     'cannot serve the inherited socket fd 3 ("http"): getsockopt(inherited descriptor 3, SO_TYPE) failed: Socket operation on non-socket' \
     'LISTEN_FDS=1 LISTEN_FDNAMES=http'
+
+activated_error "--proxy-protocol-socket naming no inherited socket names the flag and the names" \
+    '--proxy-protocol-socket (or CAT_SERVICE_PROXY_PROTOCOL_SOCKETS) names "lb", but socket activation passed no socket with that name (LISTEN_FDNAMES: http)' \
+    'LISTEN_FDS=1 LISTEN_FDNAMES=http' --trusted-proxy 127.0.0.1 --proxy-protocol-socket lb
+
+echo "Socket activation with the PROXY protocol on the socket named lb"
+SERVER_OUT="$WORK/proxied.out" SERVER_ERR="$WORK/proxied.err"
+LB_PORT=$(free_port)
+systemd-socket-activate -l "127.0.0.1:$LB_PORT" --fdname=lb "$CAT_SERVICE" --access-log --trusted-proxy 127.0.0.1 \
+    --proxy-protocol-socket lb >"$SERVER_OUT" 2>"$SERVER_ERR" &
+SERVER_PID=$!
+SERVER_PIDS+=("$SERVER_PID")
+wait_for "systemd-socket-activate listens on the lb socket" 10 grep -q "^Listening on 127.0.0.1:$LB_PORT" "$SERVER_ERR"
+PORT=$LB_PORT
+reply=$(raw_request 'PROXY TCP4 192.0.2.44 127.0.0.1 40404 80\r\nGET /api/emoji?count=3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+check_match "a request after a PROXY header on the inherited lb socket: 200" '^HTTP/1.1 200 OK' "$reply"
+check_match "the access log's client is the header's source" 'client=192\.0\.2\.44:40404 ' "$(wait_for_line 'GET /api/emoji\?count=3 ' "$SERVER_ERR")"
+check_eq "a request without the header there: closed unanswered" "" "$(raw_request 'GET /api/emoji HTTP/1.1\r\nHost: x\r\n\r\n')"
+stop_server TERM
+check_eq "SIGTERM: exits 0" 0 "$EXIT_CODE"
 
 echo "LISTEN_PID of another process: the variables are ignored, host and port are bound"
 LISTEN_PID=1 LISTEN_FDS=1 LISTEN_FDNAMES=https start_server

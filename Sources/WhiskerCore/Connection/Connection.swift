@@ -11,20 +11,28 @@ import WhiskerSockets
 package final class Connection {
     package let stream: any ByteStream
     package let context: ServerContext
+    /// The socket under ``stream`` (the same object for cleartext), for what comes before it;
+    /// `nil` for a stream with no socket (tests).
+    let socket: SocketConnection?
+    /// What the listener that accepted the connection asks of it.
+    let role: ListenerRole
+    /// The PROXY protocol header the connection started with, on a listener that requires one.
+    var proxyHeader: ProxyProtocolHeader?
     /// HTTP/1.1 from ``start()`` until a handover.
     package private(set) var handler: (any ConnectionHandler)?
     /// Called once, on the queue, after the stream closed.
     var onClose: (() -> Void)?
 
-    init(stream: any ByteStream, context: ServerContext) {
+    init(stream: any ByteStream, socket: SocketConnection? = nil, role: ListenerRole = ListenerRole(), context: ServerContext) {
         self.stream = stream
+        self.socket = socket
+        self.role = role
         self.context = context
     }
 
-    /// Starts reading with HTTP/1.1.
+    /// Starts reading: the PROXY protocol header first on a listener that requires one (see
+    /// ``ProxyProtocolReader``), then HTTP/1.1.
     func start() {
-        let http1 = HTTP1Connection(connection: self)
-        handler = http1
         stream.onClose = { [self] in
             handler?.streamClosed()
             let onClose = self.onClose
@@ -33,7 +41,22 @@ package final class Connection {
         }
         stream.startReading { [unowned self] in handler?.readable() }
         var nothing = ReadBuffer()
-        http1.start(buffered: &nothing)
+        if let proxies = role.proxyProtocol {
+            handOver(to: ProxyProtocolReader(connection: self, proxies: proxies), buffered: &nothing)
+        } else {
+            startHTTP1()
+        }
+    }
+
+    /// Hands the connection to HTTP/1.1, which every connection speaks first.
+    func startHTTP1() {
+        var nothing = ReadBuffer()
+        handOver(to: HTTP1Connection(connection: self), buffered: &nothing)
+    }
+
+    /// Where a request on this connection came from, for its ``RequestContext``.
+    package func requestOrigin(httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor) -> RequestOrigin {
+        RequestOrigin(peer: stream.peer, httpVersion: httpVersion, tls: tls, executor: executor, proxyHeader: proxyHeader, servesOnlyHealth: role.servesOnlyHealth)
     }
 
     /// Makes `handler` the connection's protocol from now on, and starts it with `buffered`: the

@@ -26,13 +26,13 @@ final class ConnectionRegistry: Sendable {
 
     var count: Int { state.withLock { $0.connections.count } }
 
-    /// Serves an accepted socket (through `wrapper`, for TLS) on the next worker (in turn), or
+    /// Serves an accepted socket (as its listener's `role` says: through TLS, after a PROXY header) on the next worker (in turn), or
     /// refuses it (503, or the refusal of another protocol's client, see ``ConnectionRefusal``) when the server is at its connection limit or shutting down.
-    func accept(_ socket: Socket, wrapper: (any StreamWrapper)?) {
+    func accept(_ socket: Socket, role: ListenerRole) {
         let socketConnection = SocketConnection(socket: socket, worker: workers.next())
         let queue = socketConnection.queue
         let stream: any ByteStream
-        if let wrapper {
+        if let wrapper = role.wrapper {
             do {
                 stream = try wrapper.wrap(socketConnection, logger: context.logger)
             } catch {
@@ -43,7 +43,7 @@ final class ConnectionRegistry: Sendable {
         } else {
             stream = socketConnection
         }
-        let connection = Connection(stream: stream, context: context)
+        let connection = Connection(stream: stream, socket: socketConnection, role: role, context: context)
         let id = ObjectIdentifier(connection)
         let admission = state.withLock { state -> Admission in
             if state.isShuttingDown || state.connections.count >= context.configuration.limits.maxConnections {

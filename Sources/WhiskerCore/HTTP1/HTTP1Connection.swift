@@ -195,7 +195,7 @@ final class HTTP1Connection: ConnectionHandler {
         let exchange = HTTP1Exchange(id: id, head: head)
         self.exchange = exchange
         let bound = self.bound
-        let origin = RequestOrigin(peer: socket.peer, httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails, executor: executor)
+        let origin = connection.requestOrigin(httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails, executor: executor)
         let declaredLength: Int64? = if case .length(let length) = head.framing { length } else { nil }
         let outcome = context.dispatch(head.request, origin: origin, declaredLength: declaredLength, body: {
             guard head.framing != .none else { return nil }

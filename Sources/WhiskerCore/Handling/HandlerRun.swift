@@ -7,16 +7,31 @@ extension ServerContext {
     /// Starts `handler` for `request` in a task that begins on this thread, on the connection's
     /// queue executor, and runs until the handler first suspends (often never, for a small
     /// handler): no hand-off to another thread.
-    func startHandler(
-        _ route: Route, request: Request, target: any ResponseTarget,
-        httpVersion: RequestContext.HTTPVersion, tls: RequestContext.TLS?, executor: DispatchQueueExecutor
-    ) -> Task<Void, Never> {
-        let requestContext = RequestContext(
-            peer: request.peer, httpVersion: httpVersion, tls: tls,
-            requestID: RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs))
-        return Task.immediate(executorPreference: executor) { [logger, accessLog = configuration.accessLog, responseSteps, observer] in
+    func startHandler(_ route: Route, request: Request, target: any ResponseTarget, origin: RequestOrigin) -> Task<Void, Never> {
+        let requestContext = requestContext(for: request, origin: origin)
+        return Task.immediate(executorPreference: origin.executor) { [logger, accessLog = configuration.accessLog, responseSteps, observer] in
             await runHandler(route, request: request, target: target, context: requestContext, steps: responseSteps, logger: logger, accessLog: accessLog, observer: observer)
         }
+    }
+}
+
+extension ServerContext {
+    /// The request's ``RequestContext``: with trusted reverse proxies, the client they name.
+    func requestContext(for request: Request, origin: RequestOrigin) -> RequestContext {
+        let requestID = RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs)
+        guard let proxies = configuration.reverseProxies else {
+            return RequestContext(peer: origin.peer, httpVersion: origin.httpVersion, tls: origin.tls, requestID: requestID)
+        }
+        // The PROXY header's source is the nearest hop the server believes.
+        let header = origin.proxyHeader
+        let nearest = header?.source ?? origin.peer
+        var scheme = origin.tls != nil || header?.tlsVersion != nil ? "https" : "http"
+        var client = nearest
+        if proxies.readsForwardedFields {
+            (client, scheme) = ForwardedFields.client(peer: nearest, scheme: scheme, fields: request.head.headerFields, trusts: proxies.trusts)
+        }
+        return RequestContext(peer: origin.peer, httpVersion: origin.httpVersion, tls: origin.tls, requestID: requestID,
+                              client: client, scheme: scheme, proxyHeader: header)
     }
 }
 
@@ -44,7 +59,8 @@ func runHandler(
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         accessLog.info("\(request.head.method.rawValue) \(request.head.path ?? "") \(status)", metadata: [
             "status": "\(status)", "bytes": "\(bytes)", "duration_ms": "\(Int(milliseconds.rounded()))",
-            "protocol": "\(context.httpVersion.rawValue)", "peer": "\(context.peer)", "request_id": "\(context.requestID ?? "-")",
+            "protocol": "\(context.httpVersion.rawValue)", "client": "\(context.client.port == 0 ? context.client.host : "\(context.client)")",
+            "peer": "\(context.peer)", "request_id": "\(context.requestID ?? "-")",
         ])
     }
 }

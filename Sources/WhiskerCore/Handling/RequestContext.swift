@@ -1,8 +1,8 @@
 public import HTTPTypes
 public import WhiskerSockets
 
-/// What the server knows about the request a handler is serving: the peer, the protocol, TLS and
-/// a request id. Read it anywhere in the handler's task (including inside a generated
+/// What the server knows about the request a handler is serving: the client and the peer, the
+/// protocol, TLS and a request id. Read it anywhere in the handler's task (including inside a generated
 /// `APIProtocol` method, which sees only the decoded input) with ``current``:
 ///
 ///     func getEmoji(_ input: Operations.getEmoji.Input) async throws -> Operations.getEmoji.Output {
@@ -15,8 +15,20 @@ public import WhiskerSockets
 /// It is a task-local value, so it also reaches child tasks the handler starts, and is `nil`
 /// outside a request.
 public struct RequestContext: Sendable, Equatable {
-    /// The client's address.
+    /// The address at the other end of the connection: behind a reverse proxy, the proxy's.
     public let peer: SocketAddress
+    /// The original client, as far as the server's trusted reverse proxies say
+    /// (`configuration.reverseProxies`): the source of the connection's PROXY protocol header, or
+    /// the rightmost untrusted address of `Forwarded` / `X-Forwarded-For` sent by a trusted proxy;
+    /// else ``peer``. Its port is 0 when no hop said it (`X-Forwarded-For` carries none).
+    public let client: SocketAddress
+    /// The scheme the client used, `http` or `https`: what a trusted proxy said
+    /// (`Forwarded: proto=`, `X-Forwarded-Proto`, a PROXY v2 header's TLS details), else whether
+    /// this connection is TLS.
+    public let scheme: String
+    /// The PROXY protocol header the connection started with (on a listener that requires one),
+    /// with what the proxy reported of its own side (ALPN, SNI, TLS version), for information.
+    public let proxyHeader: ProxyProtocolHeader?
     /// The protocol the request came over.
     public let httpVersion: HTTPVersion
     /// TLS details when the request came over HTTPS, else `nil`.
@@ -36,12 +48,19 @@ public struct RequestContext: Sendable, Equatable {
     /// The TLS side of a connection: its version and ALPN's choice.
     public typealias TLS = TLSDetails
 
-    /// Creates a context (the server does; tests may make their own).
-    public init(peer: SocketAddress, httpVersion: HTTPVersion, tls: TLS?, requestID: String?) {
+    /// Creates a context (the server does; tests may make their own). `client` defaults to
+    /// `peer`, `scheme` to `https` with `tls` and `http` without.
+    public init(
+        peer: SocketAddress, httpVersion: HTTPVersion, tls: TLS?, requestID: String?,
+        client: SocketAddress? = nil, scheme: String? = nil, proxyHeader: ProxyProtocolHeader? = nil
+    ) {
         self.peer = peer
         self.httpVersion = httpVersion
         self.tls = tls
         self.requestID = requestID
+        self.client = client ?? peer
+        self.scheme = scheme ?? (tls != nil ? "https" : "http")
+        self.proxyHeader = proxyHeader
     }
 
     /// `X-Request-ID`, read from requests and set on responses.

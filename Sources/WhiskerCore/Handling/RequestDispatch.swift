@@ -8,12 +8,21 @@ package struct RequestOrigin {
     package let httpVersion: RequestContext.HTTPVersion
     package let tls: TLSDetails?
     package let executor: DispatchQueueExecutor
+    /// The PROXY protocol header the connection started with, if its listener requires one.
+    package let proxyHeader: ProxyProtocolHeader?
+    /// The connection came to the health checks' own listener: it is answered nothing else.
+    package let servesOnlyHealth: Bool
 
-    package init(peer: SocketAddress, httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor) {
+    package init(
+        peer: SocketAddress, httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor,
+        proxyHeader: ProxyProtocolHeader? = nil, servesOnlyHealth: Bool = false
+    ) {
         self.peer = peer
         self.httpVersion = httpVersion
         self.tls = tls
         self.executor = executor
+        self.proxyHeader = proxyHeader
+        self.servesOnlyHealth = servesOnlyHealth
     }
 }
 
@@ -39,6 +48,11 @@ extension ServerContext {
     ) -> DispatchOutcome {
         let path = head.path ?? "/"
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
+        if let health = configuration.healthChecks, health.port == nil || origin.servesOnlyHealth,
+           let answer = health.answer(head.method, path: pathOnly, isReady: readiness.isReady) ?? (origin.servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil) {
+            writeLocal(answer)
+            return .answered
+        }
         switch router.match(method: head.method, path: pathOnly) {
         case .found(let route, let parameters):
             if let declaredLength, let rejection = configuration.limits.bodyRejection(size: declaredLength, declared: true) {
@@ -46,7 +60,7 @@ extension ServerContext {
             }
             let requestBody = body().map { RequestBody(length: declaredLength, channel: $0) }
             let request = Request(head: head, body: requestBody, pathParameters: parameters, peer: origin.peer)
-            return .started(startHandler(route, request: request, target: target, httpVersion: origin.httpVersion, tls: origin.tls, executor: origin.executor))
+            return .started(startHandler(route, request: request, target: target, origin: origin))
         case .methodNotAllowed(let allowed):
             answerRouteMiss(head, path: pathOnly, allowed: allowed, origin: origin, writeLocal: writeLocal)
         case .notFound:

@@ -7,11 +7,14 @@ package struct ServerContext: Sendable {
     package let configuration: WhiskerServer.Configuration
     let observer: (any RequestObserver)?
     let responseSteps: ResponseSteps
+    /// What the readiness route says (``WhiskerServer/HealthChecks``).
+    let readiness: Readiness
     package var logger: Logger { configuration.logger }
 
-    init(router: Router<Route>, configuration: WhiskerServer.Configuration) {
+    init(router: Router<Route>, configuration: WhiskerServer.Configuration, readiness: Readiness = Readiness()) {
         self.router = router
         self.configuration = configuration
+        self.readiness = readiness
         self.observer = configuration.requestObserver
         self.responseSteps = ResponseSteps(configuration)
     }

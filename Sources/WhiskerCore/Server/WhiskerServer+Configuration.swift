@@ -75,6 +75,13 @@ extension WhiskerServer {
         /// HTTP server metrics and spans, or give an observer of your own. `nil` (the default): no
         /// request is observed, and the request path pays one `nil` check.
         public var requestObserver: (any RequestObserver)?
+        /// The reverse proxies (load balancers) trusted to say who the client is, by the PROXY
+        /// protocol or by `Forwarded` / `X-Forwarded-For`; `nil` (the default) trusts none. See
+        /// ``ReverseProxies``.
+        public var reverseProxies: ReverseProxies?
+        /// Liveness and readiness routes answered by the server itself (``HealthChecks``), for
+        /// balancers and orchestrators; `nil` (the default) for none.
+        public var healthChecks: HealthChecks?
         /// The content coding of responses (``ResponseCoding``): `import WhiskerCompression` and set
         /// `configuration.compression`, which sets this. `nil` (the default): responses leave as
         /// the handler made them.

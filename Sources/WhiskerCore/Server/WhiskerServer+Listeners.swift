@@ -1,6 +1,17 @@
 import Logging
 import WhiskerSockets
 
+/// What a listener asks of the connections it accepts besides HTTP: a stream wrapper (TLS), a
+/// PROXY protocol header first, or nothing but the health checks.
+struct ListenerRole {
+    /// Wraps each accepted socket (TLS), or `nil` for cleartext.
+    var wrapper: (any StreamWrapper)?
+    /// Each connection starts with a PROXY protocol header from one of these trusted proxies.
+    var proxyProtocol: WhiskerServer.ReverseProxies?
+    /// The health checks' own listener: it answers nothing else.
+    var servesOnlyHealth = false
+}
+
 extension WhiskerServer {
     /// A listener to open: an address to bind or a socket to adopt, and the wrapper of its
     /// accepted sockets if it is the encrypted one.
@@ -13,7 +24,8 @@ extension WhiskerServer {
         }
 
         let source: Source
-        let wrapper: (any StreamWrapper)?
+        let role: ListenerRole
+        var wrapper: (any StreamWrapper)? { role.wrapper }
 
         func listen() throws(WhiskerServerError) -> Listener {
             switch source {
@@ -39,6 +51,8 @@ extension WhiskerServer {
             if case .inherited(let descriptor) = source {
                 metadata["inherited"] = "\(descriptor)"
             }
+            if role.proxyProtocol != nil { metadata["proxy_protocol"] = "true" }
+            if role.servesOnlyHealth { metadata["health_only"] = "true" }
             return metadata
         }
     }
@@ -52,15 +66,26 @@ extension WhiskerServer {
         if let activation = configuration.socketActivation {
             return try inheritedEndpoints(activation, configuration, wrapper: wrapper)
         }
+        let proxies = configuration.reverseProxies
         var endpoints: [Endpoint] = []
         if configuration.servesCleartext {
-            endpoints.append(Endpoint(source: .bind(host: configuration.host, port: configuration.port), wrapper: nil))
+            let expectsHeader = proxies?.proxyProtocol.contains(.cleartext) == true
+            endpoints.append(Endpoint(source: .bind(host: configuration.host, port: configuration.port),
+                                      role: ListenerRole(proxyProtocol: expectsHeader ? proxies : nil)))
         }
         if let listener = configuration.secureListener, let wrapper {
-            endpoints.append(Endpoint(source: .bind(host: listener.host ?? configuration.host, port: listener.port), wrapper: wrapper))
+            let expectsHeader = proxies?.proxyProtocol.contains(.https) == true
+            endpoints.append(Endpoint(source: .bind(host: listener.host ?? configuration.host, port: listener.port),
+                                      role: ListenerRole(wrapper: wrapper, proxyProtocol: expectsHeader ? proxies : nil)))
         }
         guard !endpoints.isEmpty else { throw WhiskerServerError("nothing to listen on: cleartext is off and no HTTPS listener is configured") }
-        return endpoints
+        return endpoints + healthEndpoint(of: configuration)
+    }
+
+    /// The health checks' own listener, if they have one.
+    private static func healthEndpoint(of configuration: Configuration) -> [Endpoint] {
+        guard let port = configuration.healthChecks?.port else { return [] }
+        return [Endpoint(source: .bind(host: configuration.host, port: port), role: ListenerRole(servesOnlyHealth: true))]
     }
 
     /// One endpoint per inherited socket, in order; TLS by name. Checked before any socket is
@@ -70,24 +95,29 @@ extension WhiskerServer {
             throw WhiskerServerError("socket activation passed no sockets to serve (LISTEN_FDS)")
         }
         let tlsNames = activation.tlsNames.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
+        let proxies = configuration.reverseProxies
         var endpoints: [Endpoint] = []
         for descriptor in activation.descriptors {
+            let expectsHeader = proxies?.proxyProtocolSocketNames.contains(descriptor.name) == true
             if activation.servesTLS(descriptor) {
                 guard let wrapper else {
                     throw WhiskerServerError("the inherited socket \(descriptor) is named for TLS, but no TLS certificate is configured (configuration.https)")
                 }
-                endpoints.append(Endpoint(source: .inherited(descriptor), wrapper: wrapper))
+                endpoints.append(Endpoint(source: .inherited(descriptor), role: ListenerRole(wrapper: wrapper, proxyProtocol: expectsHeader ? proxies : nil)))
             } else {
                 guard configuration.servesCleartext else {
                     throw WhiskerServerError("the inherited socket \(descriptor) would serve cleartext HTTP, but cleartext is off (servesCleartext); name it \(tlsNames) to serve TLS on it")
                 }
-                endpoints.append(Endpoint(source: .inherited(descriptor), wrapper: nil))
+                endpoints.append(Endpoint(source: .inherited(descriptor), role: ListenerRole(proxyProtocol: expectsHeader ? proxies : nil)))
             }
         }
         if configuration.secureListener != nil, !endpoints.contains(where: { $0.wrapper != nil }) {
             let names = activation.descriptors.map(\.name).joined(separator: ":")
             throw WhiskerServerError("HTTPS is configured (configuration.https), but no inherited socket is named \(tlsNames) to serve it on (the names are \(names))")
         }
-        return endpoints
+        if let names = proxies?.proxyProtocolSocketNames, let missing = names.first(where: { name in !activation.descriptors.contains { $0.name == name } }) {
+            throw WhiskerServerError("reverseProxies.proxyProtocolSocketNames names \"\(missing)\", but no inherited socket has that name (the names are \(activation.descriptors.map(\.name).joined(separator: ":")))")
+        }
+        return endpoints + healthEndpoint(of: configuration)
     }
 }

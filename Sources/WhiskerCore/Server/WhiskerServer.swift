@@ -74,17 +74,19 @@ public actor WhiskerServer {
         guard case .idle = state else { throw WhiskerServerError("the server was already run; make a new one") }
         let logger = configuration.logger
         let registry: ConnectionRegistry
+        let readiness = Readiness()
         var listeners: [Listener] = []
         do {
             let workers = try IOWorkerGroup(count: configuration.workers)
-            registry = ConnectionRegistry(context: ServerContext(router: routes.freeze(), configuration: configuration), workers: workers)
+            let context = ServerContext(router: routes.freeze(), configuration: configuration, readiness: readiness)
+            registry = ConnectionRegistry(context: context, workers: workers)
             let endpoints = try Self.endpoints(of: configuration)
             runningStreamWrapper = endpoints.lazy.compactMap(\.wrapper).first
             for endpoint in endpoints {
                 let listener = try endpoint.listen()
                 listeners.append(listener)
                 listener.start { socket in
-                    registry.accept(socket, wrapper: endpoint.wrapper)
+                    registry.accept(socket, role: endpoint.role)
                 } onError: { error in
                     logger.error("accept failed", metadata: ["error": "\(error)"])
                 }
@@ -99,6 +101,7 @@ public actor WhiskerServer {
             throw error
         }
         state = .running(listeners, registry)
+        readiness.set(true)
         onListening(listeners.map(\.localAddress))
         resumeListeningWaiters(with: .success(listeners.map(\.localAddress)))
         let addresses = listeners.map { "\($0.localAddress)" }.joined(separator: ", ")
@@ -111,9 +114,15 @@ public actor WhiskerServer {
         }
 
         state = .stopping
+        readiness.set(false)
         runningStreamWrapper = nil
         logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
         configuration.systemdNotifier?.notify("STOPPING=1\nSTATUS=draining \(registry.count) connections")
+        if let delay = configuration.healthChecks?.drainDelay, delay > .zero, !Task.isCancelled {
+            // Readiness says 503 while everything still serves, so balancers move away first.
+            logger.info("readiness is 503; listeners close after the drain delay", metadata: ["delay": "\(delay)"])
+            try? await Task.sleep(for: delay)
+        }
         for listener in listeners { await listener.stop() }
         await registry.shutdown(gracePeriod: configuration.timeouts.shutdownGracePeriod)
         state = .stopped

@@ -63,12 +63,11 @@ import WhiskerSockets
 
     // MARK: v2
 
-    /// A v2 header: signature, version 2 and `command`, `familyTransport`, the length, then `body`.
     private func v2(command: UInt8 = 1, familyTransport: UInt8, _ body: [UInt8]) -> [UInt8] {
-        ProxyProtocolHeader.version2Signature + [0x20 | command, familyTransport, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+        ProxyHeaderBytes.v2(command: command, familyTransport: familyTransport, body)
     }
 
-    private func tlv(_ type: UInt8, _ value: [UInt8]) -> [UInt8] { [type, UInt8(value.count >> 8), UInt8(value.count & 0xFF)] + value }
+    private func tlv(_ type: UInt8, _ value: [UInt8]) -> [UInt8] { ProxyHeaderBytes.tlv(type, value) }
 
     @Test func v2_IPv4_WithTLVs() {
         let addresses: [UInt8] = [192, 0, 2, 1, 198, 51, 100, 7, 0xDC, 0x04, 0x01, 0xBB]

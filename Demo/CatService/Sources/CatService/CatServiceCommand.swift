@@ -22,6 +22,8 @@ struct CatServiceCommand: AsyncParsableCommand {
                                       text/event-stream (1...100, default 10; 0...5000, default 1000)
               GET /api/clip           a three-second H.264 clip, video/mp4
               GET /metrics            with --metrics: request metrics, Prometheus text format
+              GET /healthz, /readyz   liveness and readiness (503 from the start of a shutdown),
+                                      answered by the server; --no-health-checks turns them off
             HEAD is answered for each. Text responses are compressed (br or gzip) for clients that
             send Accept-Encoding, unless --no-compression.
 
@@ -39,6 +41,12 @@ struct CatServiceCommand: AsyncParsableCommand {
             socket with --no-cleartext stops the start (exit 1). With $NOTIFY_SOCKET set
             (Type=notify) it sends READY=1 once listening and STOPPING=1 when it drains.
             Demo/systemd has example units.
+            Behind a load balancer: --trusted-proxy names the proxies believed about the client
+            (RequestContext.client, the access log's "client"): by the PROXY protocol on the
+            --proxy-protocol listeners (a connection there without a valid header from a trusted
+            proxy is closed and logged), and by Forwarded or X-Forwarded-For(-Proto). Nothing is
+            believed by default. --drain-delay keeps serving while /readyz says 503, so balancers
+            stop sending work before the listeners close.
             SIGHUP reloads the TLS certificate and key from their files for new connections.
             Logs go to standard error. SIGINT or SIGTERM stops accepting connections, answers
             every request already received (within --shutdown-grace-period; then what is left is
@@ -158,6 +166,50 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var shutdownGracePeriod: Double?
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp("A reverse proxy (an address or CIDR range, e.g. 10.0.0.0/8) whose PROXY protocol header, Forwarded and X-Forwarded-For say who the client is; repeat for more. (default: none; env: CAT_SERVICE_TRUSTED_PROXIES, comma-separated)", valueName: "range")
+    )
+    var trustedProxies: [String] = []
+
+    @Option(
+        name: .customLong("proxy-protocol"),
+        help: ArgumentHelp("The listeners on which every connection starts with a PROXY protocol header (v1 or v2) from a --trusted-proxy: http, https, or http,https. (default: none; env: CAT_SERVICE_PROXY_PROTOCOL)", valueName: "listeners")
+    )
+    var proxyProtocol: String?
+
+    @Option(
+        name: .customLong("proxy-protocol-socket"),
+        help: ArgumentHelp("With socket activation: an inherited socket's name (FileDescriptorName=) on which every connection starts with a PROXY protocol header; repeat for more. (default: none; env: CAT_SERVICE_PROXY_PROTOCOL_SOCKETS, comma-separated)", valueName: "name")
+    )
+    var proxyProtocolSockets: [String] = []
+
+    @Option(name: .customLong("proxy-header-timeout"), help: ArgumentHelp("How long a connection on a PROXY protocol listener may take to send its header; then it is closed. (default: 5; env: CAT_SERVICE_PROXY_HEADER_TIMEOUT)", valueName: "seconds"))
+    var proxyHeaderTimeout: Double?
+
+    @Flag(
+        name: .customLong("forwarded-fields"),
+        inversion: .prefixedNo,
+        help: "Whether Forwarded, X-Forwarded-For and X-Forwarded-Proto from a --trusted-proxy say who the client is. (default: on; env: CAT_SERVICE_FORWARDED_FIELDS=true|false)"
+    )
+    var forwardedFields: Bool?
+
+    @Flag(
+        name: .customLong("health-checks"),
+        inversion: .prefixedNo,
+        help: "Whether the server answers GET /healthz (200 while it runs) and GET /readyz (200, then 503 from the start of a shutdown) itself. (default: on; env: CAT_SERVICE_HEALTH_CHECKS=true|false)"
+    )
+    var healthChecks: Bool?
+
+    @Option(name: .customLong("health-port"), help: "Serve /healthz and /readyz on a cleartext listener of their own on this port (0 picks one), and not on the others. (default: none; env: CAT_SERVICE_HEALTH_PORT)")
+    var healthPort: Int?
+
+    @Option(
+        name: .customLong("drain-delay"),
+        help: ArgumentHelp("On SIGTERM or SIGINT, how long /readyz answers 503 while the listeners still serve, before they close (longer than the balancer's health-check interval). (default: 0; env: CAT_SERVICE_DRAIN_DELAY)", valueName: "seconds")
+    )
+    var drainDelay: Double?
+
     func validate() throws {
         _ = try Settings(self, environment: ProcessInfo.processInfo.environment)
     }
@@ -197,6 +249,8 @@ struct CatServiceCommand: AsyncParsableCommand {
             configuration.accessLog = accessLog
         }
         configuration.requestIDs = settings.requestIDs
+        configuration.reverseProxies = settings.reverseProxies
+        configuration.healthChecks = settings.healthChecks
         configuration.compression = settings.compression ? CompressionSettings() : nil
         let metrics = settings.metrics ? PrometheusMetrics() : nil
         configuration.metrics = metrics?.factory
@@ -240,8 +294,13 @@ struct CatServiceCommand: AsyncParsableCommand {
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask { try await services.run() }
             // The lines on stdout that scripts wait for; written unbuffered.
-            for (scheme, address) in zip(schemes, try await server.listeningAddresses()) {
+            let addresses = try await server.listeningAddresses()
+            for (scheme, address) in zip(schemes, addresses) {
                 writeLine("cat-service listening on \(scheme)://\(address)", to: .standardOutput)
+            }
+            // The health checks' own listener comes last.
+            if settings.healthChecks?.port != nil, let address = addresses.last {
+                writeLine("cat-service health checks on http://\(address)", to: .standardOutput)
             }
         }
     }

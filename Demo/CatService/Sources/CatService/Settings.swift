@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import Whisker
 
@@ -21,6 +22,8 @@ struct Settings {
     var workers = IOWorkerGroup.defaultCount
     var limits = WhiskerServer.Limits()
     var timeouts = WhiskerServer.Timeouts()
+    var reverseProxies: WhiskerServer.ReverseProxies?
+    var healthChecks: WhiskerServer.HealthChecks?
 
     init(_ command: CatServiceCommand, environment: [String: String]) throws {
         let variables = Variables(environment)
@@ -61,6 +64,7 @@ struct Settings {
         timeouts.idle = try seconds(command.idleTimeout, "--idle-timeout", "CAT_SERVICE_IDLE_TIMEOUT", default: timeouts.idle)
         timeouts.write = try seconds(command.writeTimeout, "--write-timeout", "CAT_SERVICE_WRITE_TIMEOUT", default: timeouts.write)
         timeouts.shutdownGracePeriod = try seconds(command.shutdownGracePeriod, "--shutdown-grace-period", "CAT_SERVICE_SHUTDOWN_GRACE_PERIOD", default: timeouts.shutdownGracePeriod)
+        try readProxySettings(command, variables)
         guard (tlsCertificate == nil) == (tlsPrivateKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY) go together: give both, or neither")
         }
@@ -91,11 +95,15 @@ struct Settings {
             let names = activation.descriptors.map(\.name).joined(separator: ":")
             throw SettingsError("--tls-certificate (or CAT_SERVICE_TLS_CERTIFICATE) is set, but socket activation passed no socket named \(tlsNames) to serve HTTPS on (LISTEN_FDNAMES: \(names))")
         }
+        let names = activation.descriptors.map(\.name)
+        if let missing = reverseProxies?.proxyProtocolSocketNames.sorted().first(where: { !names.contains($0) }) {
+            throw SettingsError("--proxy-protocol-socket (or CAT_SERVICE_PROXY_PROTOCOL_SOCKETS) names \"\(missing)\", but socket activation passed no socket with that name (LISTEN_FDNAMES: \(names.joined(separator: ":")))")
+        }
         return serving
     }
 
     /// The port the flag gives (`given`), else the variable, else the default; checked to be 0...65535.
-    private static func port(_ given: Int?, flag: String, variable: String, in variables: Variables, default value: Int) throws -> Int {
+    static func port(_ given: Int?, flag: String, variable: String, in variables: Variables, default value: Int) throws -> Int {
         if let given {
             guard (0...65535).contains(given) else { throw ValidationError("\(flag) must be between 0 and 65535, got \(given)") }
             return given
@@ -125,7 +133,7 @@ extension Settings {
 
     /// A duration in seconds (fractions allowed) from the flag, else the variable, else `nil`;
     /// checked to be more than 0 and at most a day.
-    private static func seconds(_ given: Double?, flag: String, variable: String, in variables: Variables) throws -> Duration? {
+    static func seconds(_ given: Double?, flag: String, variable: String, in variables: Variables) throws -> Duration? {
         let valid: (Double) -> Bool = { $0 > 0 && $0 <= 86_400 }
         if let given {
             guard valid(given) else { throw ValidationError("\(flag) must be a number of seconds above 0 and at most 86400, got \(given)") }
@@ -146,7 +154,7 @@ struct SettingsError: Error, CustomStringConvertible {
 }
 
 /// The `CAT_SERVICE_*` variables; an empty one counts as unset.
-private struct Variables {
+struct Variables {
     let environment: [String: String]
 
     init(_ environment: [String: String]) { self.environment = environment }
@@ -154,6 +162,11 @@ private struct Variables {
     subscript(name: String) -> String? {
         guard let value = environment[name], !value.isEmpty else { return nil }
         return value
+    }
+
+    /// A comma-separated list, each item trimmed; empty when unset.
+    func list(_ name: String) -> [String] {
+        (self[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     func bool(_ name: String) throws -> Bool? {

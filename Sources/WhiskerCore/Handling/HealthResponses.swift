@@ -1,0 +1,35 @@
+import HTTPTypes
+import Synchronization
+
+extension WhiskerServer.HealthChecks {
+    /// The answer to a request for one of the health routes, or `nil` when `path` is neither:
+    /// 200 or 503 to `GET` and `HEAD`, 405 to another method. Never cached.
+    func answer(_ method: HTTPRequest.Method, path: Substring, isReady: Bool) -> Response? {
+        let status: HTTPResponse.Status
+        let text: String
+        if path == livenessPath {
+            (status, text) = (.ok, "ok\n")
+        } else if path == readinessPath {
+            (status, text) = isReady ? (.ok, "ready\n") : (.serviceUnavailable, "draining\n")
+        } else {
+            return nil
+        }
+        guard method == .get || method == .head else {
+            return ResponseHeadWriter.rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: GET, HEAD"), extraFields: [.allow: "GET, HEAD"])
+        }
+        return Response(status: status, headerFields: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"], body: .init(string: text))
+    }
+
+    /// The answer on the health checks' own listener to any other path.
+    static let notFound = ResponseHeadWriter.rejection(HTTPRejection(.notFound, "this listener serves only the health checks"))
+}
+
+/// Whether the server takes new work: true while it runs, false from the moment a graceful
+/// shutdown starts (readiness then answers 503). Shared by every connection.
+final class Readiness: Sendable {
+    private let ready = Atomic(false)
+
+    var isReady: Bool { ready.load(ordering: .relaxed) }
+
+    func set(_ value: Bool) { ready.store(value, ordering: .relaxed) }
+}

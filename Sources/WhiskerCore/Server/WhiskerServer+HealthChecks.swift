@@ -1,0 +1,38 @@
+extension WhiskerServer {
+    /// Liveness and readiness routes for load balancers and orchestrators, answered by the server
+    /// itself before routing (handlers never see them, and the access log and metrics leave them
+    /// out), over HTTP/1.1 and HTTP/2, to `GET` and `HEAD`:
+    ///
+    /// - ``livenessPath`` (`/healthz`): `200 ok` while the process serves at all.
+    /// - ``readinessPath`` (`/readyz`): `200 ready` while the server takes new work; `503 draining`
+    ///   from the moment a graceful shutdown starts. The listeners stay open for ``drainDelay``
+    ///   after that, still serving, so that a balancer that polls readiness sees the 503 and stops
+    ///   sending new requests before connections are refused; then the shutdown goes on as usual.
+    ///
+    ///     configuration.healthChecks = .init()
+    ///     configuration.healthChecks?.drainDelay = .seconds(5)   // longer than the balancer's poll interval
+    ///
+    /// With ``port`` set, they are served on a listener of their own (cleartext, on
+    /// ``Configuration/host``) that answers nothing else, so that probes need neither TLS nor the
+    /// PROXY protocol the main listeners may require; they are then not served on the others.
+    public struct HealthChecks: Sendable, Equatable {
+        /// The liveness route's path.
+        public var livenessPath = "/healthz"
+        /// The readiness route's path.
+        public var readinessPath = "/readyz"
+        /// How long readiness answers 503 before the listeners close, at the start of a graceful
+        /// shutdown. Zero by default: the listeners close at once.
+        public var drainDelay: Duration = .zero
+        /// A port for a listener of their own (0 picks a free one), or `nil` (the default) to
+        /// answer them on every listener.
+        public var port: Int?
+
+        /// Creates the routes with the default paths.
+        public init(livenessPath: String = "/healthz", readinessPath: String = "/readyz", drainDelay: Duration = .zero, port: Int? = nil) {
+            self.livenessPath = livenessPath
+            self.readinessPath = readinessPath
+            self.drainDelay = drainDelay
+            self.port = port
+        }
+    }
+}

@@ -1,0 +1,69 @@
+public import WhiskerSockets
+
+extension WhiskerServer {
+    /// The reverse proxies (load balancers) in front of the server that it believes about who the
+    /// client is. Nothing is believed by default: without this, ``RequestContext/client`` is the
+    /// socket's peer, and `Forwarded` or `X-Forwarded-For` from anybody are just fields.
+    ///
+    /// Two ways for a proxy to say who the client is, each only from ``trusted`` addresses:
+    /// - the **PROXY protocol** (HAProxy's `send-proxy` / `send-proxy-v2`, AWS NLB, Envoy): a header
+    ///   before the first byte of TLS or HTTP, on the listeners named in ``proxyProtocol``. Such a
+    ///   listener requires it: a connection from an untrusted address, or one whose header is
+    ///   missing, malformed, oversized or not complete within ``proxyHeaderTimeout``, is closed
+    ///   with a log line.
+    /// - **`Forwarded`** (RFC 7239), or else **`X-Forwarded-For`** with **`X-Forwarded-Proto`**
+    ///   (nginx, most cloud balancers), with ``readsForwardedFields``: read from right to left while
+    ///   the address that sent them is trusted; the first address that is not becomes the client.
+    ///
+    ///     configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8", "127.0.0.1"])
+    ///     configuration.reverseProxies?.proxyProtocol = [.cleartext]   // behind HAProxy's send-proxy-v2
+    public struct ReverseProxies: Sendable, Equatable {
+        /// The addresses whose PROXY header and forwarding fields are believed.
+        public var trusted: [IPAddressRange]
+        /// The bound listeners on which every connection starts with a PROXY protocol header
+        /// (v1 or v2); none by default. With socket activation see ``proxyProtocolSocketNames``.
+        public var proxyProtocol: ProxyProtocolListeners = []
+        /// With ``Configuration/socketActivation``: the names of the inherited sockets on which
+        /// every connection starts with a PROXY protocol header (``proxyProtocol`` is for bound
+        /// listeners).
+        public var proxyProtocolSocketNames: Set<String> = []
+        /// Whether `Forwarded`, `X-Forwarded-For` and `X-Forwarded-Proto` from trusted proxies say
+        /// who the client is and which scheme it used. On by default (once proxies are trusted).
+        public var readsForwardedFields = true
+        /// How long a connection on a PROXY protocol listener may take to send its header.
+        public var proxyHeaderTimeout: Duration = .seconds(5)
+        /// The longest PROXY v2 header accepted (addresses and TLVs); a longer one closes the
+        /// connection before it is read. A v1 header is at most 107 bytes, as its specification says.
+        public var maxProxyHeaderLength = 4096
+
+        /// Trusts `trusted`.
+        public init(trusted: [IPAddressRange], proxyProtocol: ProxyProtocolListeners = []) {
+            self.trusted = trusted
+            self.proxyProtocol = proxyProtocol
+        }
+
+        /// Trusts the addresses and CIDR ranges in `ranges` (`"10.0.0.0/8"`, `"::1"`).
+        /// - Throws: ``IPAddressRangeError`` naming the first one that is not a range.
+        public init(trusting ranges: [String], proxyProtocol: ProxyProtocolListeners = []) throws(IPAddressRangeError) {
+            var trusted: [IPAddressRange] = []
+            for range in ranges { trusted.append(try IPAddressRange(range)) }
+            self.init(trusted: trusted, proxyProtocol: proxyProtocol)
+        }
+
+        /// Whether `address` is one of the trusted proxies.
+        public func trusts(_ address: SocketAddress) -> Bool {
+            trusted.contains { $0.contains(address) }
+        }
+    }
+
+    /// The bound listeners that expect the PROXY protocol.
+    public struct ProxyProtocolListeners: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// The cleartext listener (``Configuration/host``:``Configuration/port``).
+        public static let cleartext = ProxyProtocolListeners(rawValue: 1)
+        /// The HTTPS listener (`configuration.https`, WhiskerTLS): the header comes before TLS.
+        public static let https = ProxyProtocolListeners(rawValue: 2)
+    }
+}
