@@ -77,16 +77,3 @@ private final class CompressingSink: ResponseBodySink {
         try await next.write(last)
     }
 }
-
-extension HTTPFields {
-    /// Adds `name` to `Vary`, unless it (or `*`) is already there.
-    mutating func addVary(_ name: HTTPField.Name) {
-        for value in self[values: .vary] {
-            for element in value.split(separator: ",") {
-                let token = element.trimmingOWS()
-                if token == "*" || token.lowercased() == name.canonicalName { return }
-            }
-        }
-        append(HTTPField(name: .vary, value: name.rawName))
-    }
-}

@@ -1,4 +1,5 @@
 package import HTTPTypes
+import Logging
 package import WhiskerSockets
 
 /// Where a request came from: what its handler's ``RequestContext`` and the observer are told,
@@ -51,6 +52,14 @@ extension ServerContext {
         if let health = configuration.healthChecks, health.port == nil || origin.servesOnlyHealth,
            let answer = health.answer(head.method, path: pathOnly, isReady: readiness.isReady) ?? (origin.servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil) {
             writeLocal(answer)
+            return .answered
+        }
+        if let crossOrigin = responseSteps.crossOrigin,
+           let answer = crossOrigin.preflight(head, path: pathOnly, methods: router.methods(path:)) {
+            if let refusal = answer.refusal {
+                logger.info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(answer.response.head.status.code)", "reason": "\(refusal)"])
+            }
+            writeLocal(answer.response)
             return .answered
         }
         switch router.match(method: head.method, path: pathOnly) {

@@ -95,6 +95,11 @@ public struct Router<Value: Sendable>: Sendable {
     /// - Returns: The value and the path parameters; or, when the path matches routes but none for
     ///   this method, the methods that are allowed (for a 405 with `Allow`); or not found.
     public func match(method: HTTPRequest.Method, path: Substring) -> RouteMatch<Value> {
+        match(method: Optional(method), path: path)
+    }
+
+    /// `nil` for `method` matches no route and collects every method of the path.
+    private func match(method: HTTPRequest.Method?, path: Substring) -> RouteMatch<Value> {
         guard path.first == "/", path.utf8.allSatisfy({ $0 < 0x80 }) else { return .notFound }
         let path = path.utf8.contains(UInt8(ascii: "%")) ? Self.normalizingPercentEncoding(path) : path
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
@@ -111,10 +116,18 @@ public struct Router<Value: Sendable>: Sendable {
         return .methodNotAllowed(allowed: allowed.sorted { $0.rawValue < $1.rawValue })
     }
 
-    private func search(node index: Int, segments: ArraySlice<Substring>, method: HTTPRequest.Method, captures: inout [Substring], allowed: inout Set<HTTPRequest.Method>) -> Entry? {
+    /// The methods `path` has routes for (`HEAD` with `GET`), sorted; empty when it has none.
+    public func methods(path: Substring) -> [HTTPRequest.Method] {
+        switch match(method: nil, path: path) {
+        case .methodNotAllowed(let allowed): allowed
+        case .found, .notFound: []
+        }
+    }
+
+    private func search(node index: Int, segments: ArraySlice<Substring>, method: HTTPRequest.Method?, captures: inout [Substring], allowed: inout Set<HTTPRequest.Method>) -> Entry? {
         let node = nodes[index]
         guard let segment = segments.first else {
-            if let entry = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) { return entry }
+            if let method, let entry = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) { return entry }
             allowed.formUnion(node.handlers.keys)
             return nil
         }

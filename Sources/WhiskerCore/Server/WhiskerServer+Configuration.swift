@@ -79,6 +79,10 @@ extension WhiskerServer {
         /// protocol or by `Forwarded` / `X-Forwarded-For`; `nil` (the default) trusts none. See
         /// ``ReverseProxies``.
         public var reverseProxies: ReverseProxies?
+        /// Cross-origin resource sharing (``CORS``), one policy per path prefix (the longest
+        /// matching prefix wins); empty (the default): preflights are routed like any `OPTIONS`,
+        /// and no response says `Access-Control-Allow-Origin`.
+        public var cors: [CORS] = []
         /// Liveness and readiness routes answered by the server itself (``HealthChecks``), for
         /// balancers and orchestrators; `nil` (the default) for none.
         public var healthChecks: HealthChecks?

@@ -61,6 +61,7 @@ extension WhiskerServer {
     /// certificate fails here, naming the file, before anything listens).
     static func endpoints(of configuration: Configuration) throws(WhiskerServerError) -> [Endpoint] {
         try configuration.protocolHandover?.validate()
+        for policy in configuration.cors { try policy.validate() }
         let offered = ["http/1.1"] + (configuration.protocolHandover?.applicationProtocols ?? [])
         let wrapper = try configuration.secureListener.map { (listener) throws(WhiskerServerError) in try listener.prepare(offering: offered) }
         if let activation = configuration.socketActivation {

@@ -24,6 +24,7 @@ struct CatServiceCommand: AsyncParsableCommand {
               GET /metrics            with --metrics: request metrics, Prometheus text format
               GET /healthz, /readyz   liveness and readiness (503 from the start of a shutdown),
                                       answered by the server; --no-health-checks turns them off
+              OPTIONS /api/...        with --cors-origin: CORS preflights, answered by the server
             HEAD is answered for each. Text responses are compressed (br or gzip) for clients that
             send Accept-Encoding, unless --no-compression.
 
@@ -210,6 +211,18 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var drainDelay: Double?
 
+    @Option(
+        name: .customLong("cors-origin"),
+        help: ArgumentHelp("A web origin whose pages may call /api from a browser (CORS): https://cats.example, https://*.cats.example, or * for any; repeat for more. Preflights are answered for every /api path. (default: none; env: CAT_SERVICE_CORS_ORIGINS, comma-separated)", valueName: "origin")
+    )
+    var corsOrigins: [String] = []
+
+    @Flag(
+        name: .customLong("cors-credentials"),
+        help: "Let --cors-origin pages send cookies and HTTP authentication (Access-Control-Allow-Credentials; not with *). (default: off; env: CAT_SERVICE_CORS_CREDENTIALS=true|false)"
+    )
+    var corsCredentials: Bool = false
+
     func validate() throws {
         _ = try Settings(self, environment: ProcessInfo.processInfo.environment)
     }
@@ -251,6 +264,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         configuration.requestIDs = settings.requestIDs
         configuration.reverseProxies = settings.reverseProxies
         configuration.healthChecks = settings.healthChecks
+        configuration.cors = settings.cors.map { [$0] } ?? []
         configuration.compression = settings.compression ? CompressionSettings() : nil
         let metrics = settings.metrics ? PrometheusMetrics() : nil
         configuration.metrics = metrics?.factory

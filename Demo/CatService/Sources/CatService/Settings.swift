@@ -24,6 +24,8 @@ struct Settings {
     var timeouts = WhiskerServer.Timeouts()
     var reverseProxies: WhiskerServer.ReverseProxies?
     var healthChecks: WhiskerServer.HealthChecks?
+    /// The CORS policy for /api/, if any origin is allowed.
+    var cors: WhiskerServer.CORS?
 
     init(_ command: CatServiceCommand, environment: [String: String]) throws {
         let variables = Variables(environment)
@@ -65,6 +67,22 @@ struct Settings {
         timeouts.write = try seconds(command.writeTimeout, "--write-timeout", "CAT_SERVICE_WRITE_TIMEOUT", default: timeouts.write)
         timeouts.shutdownGracePeriod = try seconds(command.shutdownGracePeriod, "--shutdown-grace-period", "CAT_SERVICE_SHUTDOWN_GRACE_PERIOD", default: timeouts.shutdownGracePeriod)
         try readProxySettings(command, variables)
+        let origins = !command.corsOrigins.isEmpty ? command.corsOrigins : variables.list("CAT_SERVICE_CORS_ORIGINS")
+        let credentials = try (command.corsCredentials ? true : nil) ?? variables.bool("CAT_SERVICE_CORS_CREDENTIALS") ?? false
+        if !origins.isEmpty {
+            var cors = WhiskerServer.CORS(allowedOrigins: origins, pathPrefix: "/api/")
+            cors.allowsCredentials = credentials
+            cors.exposedHeaders = ["X-Request-ID"]
+            do {
+                try cors.validate()
+            } catch {
+                let source = !command.corsOrigins.isEmpty ? "--cors-origin" : "CAT_SERVICE_CORS_ORIGINS"
+                throw ValidationError("\(source): \(error.description.replacingOccurrences(of: "configuration.cors: ", with: ""))")
+            }
+            self.cors = cors
+        } else if credentials {
+            throw ValidationError("--cors-credentials (or CAT_SERVICE_CORS_CREDENTIALS) needs --cors-origin (or CAT_SERVICE_CORS_ORIGINS)")
+        }
         guard (tlsCertificate == nil) == (tlsPrivateKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY) go together: give both, or neither")
         }
