@@ -95,10 +95,29 @@ public struct TLSDetails: Sendable, Equatable {
     public let version: String
     /// ALPN's choice ("h2", "http/1.1"), or `nil` when the client offered none.
     public let applicationProtocol: String?
+    /// The certificate the client presented and the server verified (mutual TLS), or `nil`.
+    public let clientCertificate: ClientCertificate?
 
     /// Details of a TLS connection.
-    public init(version: String, applicationProtocol: String?) {
+    public init(version: String, applicationProtocol: String?, clientCertificate: ClientCertificate? = nil) {
         self.version = version
         self.applicationProtocol = applicationProtocol
+        self.clientCertificate = clientCertificate
+    }
+}
+
+/// A client's certificate that the server verified against its trusted CAs (mutual TLS): who the
+/// client is, as the CA vouched.
+public struct ClientCertificate: Sendable, Equatable {
+    /// The subject, RFC 2253 form, most specific first: `CN=cat client,O=Whisker tests`.
+    public let subject: String
+    /// The subject alternative names: `DNS:name`, `email:address`, `URI:uri` (a SPIFFE id, say),
+    /// `IP:address`.
+    public let subjectAlternativeNames: [String]
+
+    /// A certificate's names.
+    public init(subject: String, subjectAlternativeNames: [String]) {
+        self.subject = subject
+        self.subjectAlternativeNames = subjectAlternativeNames
     }
 }

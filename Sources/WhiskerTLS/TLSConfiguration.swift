@@ -21,6 +21,32 @@ public struct TLSConfiguration: Sendable, Equatable {
     /// The TLS 1.2 cipher list, in OpenSSL's syntax (TLS 1.3 suites are OpenSSL's defaults).
     public var tls12Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
+    /// Client certificates (mutual TLS), or `nil` (the default) to ask for none.
+    ///
+    ///     tls.clientCertificates = .init(trustedCAPath: "/etc/cat-service/clients-ca.pem")
+    public var clientCertificates: ClientCertificates?
+
+    /// Which client certificates a listener asks for and accepts.
+    ///
+    /// The server asks every client for a certificate issued by a CA in ``trustedCAPath`` (it names
+    /// those CAs in its request). A certificate that does not verify (another CA, expired, not
+    /// for client authentication) ends the handshake, with OpenSSL's reason in the log, whether or
+    /// not one is required. A verified one reaches the handler as
+    /// `RequestContext.current?.tls?.clientCertificate` (subject and alternative names).
+    public struct ClientCertificates: Sendable, Equatable {
+        /// A PEM file with the CA certificates a client's certificate must chain to.
+        public var trustedCAPath: String
+        /// Whether a client must present one: `true` (the default) ends a handshake without one;
+        /// `false` lets the client in without, and its context then has no certificate.
+        public var isRequired: Bool
+
+        /// Asks for certificates issued by the CAs in `trustedCAPath`.
+        public init(trustedCAPath: String, isRequired: Bool = true) {
+            self.trustedCAPath = trustedCAPath
+            self.isRequired = isRequired
+        }
+    }
+
     /// A protocol version.
     public enum Version: Sendable, Equatable {
         case tls12

@@ -52,6 +52,14 @@ public final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw .drainingErrorQueue("matching the private key \(configuration.privateKeyPath) to the certificate \(configuration.certificateChainPath)")
         }
+        if let clients = configuration.clientCertificates {
+            guard SSL_CTX_load_verify_locations(context, clients.trustedCAPath, nil) == 1,
+                  let names = SSL_load_client_CA_file(clients.trustedCAPath)
+            else { throw .drainingErrorQueue("loading the client certificates' CAs from \(clients.trustedCAPath)") }
+            // The CAs named in the certificate request, so a client picks a certificate they issued.
+            SSL_CTX_set_client_CA_list(context, names)
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER | (clients.isRequired ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0), nil)
+        }
         if wireCount > 0 {
             SSL_CTX_set_alpn_select_cb(context, selectApplicationProtocol, Unmanaged.passUnretained(self).toOpaque())
         }

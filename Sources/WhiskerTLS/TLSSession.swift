@@ -82,6 +82,15 @@ final class TLSSession {
     /// The negotiated protocol version ("TLSv1.3"), once established.
     var version: String { String(cString: SSL_get_version(ssl)) }
 
+    /// The client's verified certificate (mutual TLS), once established; `nil` when it sent none.
+    var clientCertificate: ClientCertificate? {
+        var subject = [CChar](repeating: 0, count: 1024)
+        var names = [CChar](repeating: 0, count: 4096)
+        guard whisker_verified_peer_certificate(ssl, &subject, Int32(subject.count), &names, Int32(names.count)) == 1 else { return nil }
+        func text(_ chars: [CChar]) -> String { String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return ClientCertificate(subject: text(subject), subjectAlternativeNames: text(names).split(separator: "\n").map(String.init))
+    }
+
     /// Decrypts every complete record fed so far into `buffer`.
     /// - Throws: ``TLSError`` for a corrupt record or a fatal alert.
     func read(into buffer: inout ReadBuffer) throws(TLSError) -> ReadStep {

@@ -52,11 +52,15 @@ public final class TLSStream: ByteStream {
     public var applicationProtocol: String? { session.applicationProtocol }
     /// The negotiated protocol version ("TLSv1.3"), once established.
     public var protocolVersion: String? { session.isEstablished ? session.version : nil }
-    /// The version and ALPN choice once the handshake is complete.
+    /// The version, ALPN's choice and the client's certificate once the handshake is complete
+    /// (read from OpenSSL once).
     public var tlsDetails: TLSDetails? {
+        if let details { return details }
         guard session.isEstablished else { return nil }
-        return TLSDetails(version: session.version, applicationProtocol: session.applicationProtocol)
+        details = TLSDetails(version: session.version, applicationProtocol: session.applicationProtocol, clientCertificate: session.clientCertificate)
+        return details
     }
+    private var details: TLSDetails?
 
     public func startReading(_ onReadable: @escaping () -> Void) { socket.startReading(onReadable) }
     public func pauseReading() { socket.pauseReading() }

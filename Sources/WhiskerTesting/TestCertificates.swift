@@ -33,6 +33,12 @@ public enum TestCertificates {
     /// The private key of ``renewed``.
     public static var renewedKey: String { directory + "/localhost-renewed-key.pem" }
 
+    /// A client certificate (mutual TLS), subject "CN=cat client,O=Whisker development", with the
+    /// names `URI:spiffe://cats.example/client` and `email:client@cats.example`.
+    public static var client: String { directory + "/client.pem" }
+    /// The private key of ``client``.
+    public static var clientKey: String { directory + "/client-key.pem" }
+
     /// ``localhost`` and its key, as an HTTPS listener takes them.
     public static var localhostTLS: TLSConfiguration {
         TLSConfiguration(certificateChainPath: localhost, privateKeyPath: localhostKey)

@@ -18,6 +18,9 @@ public struct TestTLSOptions: Sendable {
     /// Limits the client to exactly this version ("TLSv1.1", "TLSv1.2", "TLSv1.3"); `nil` for any.
     public var onlyVersion: String?
 
+    /// A client certificate (PEM) to present when the server asks for one (mutual TLS), and its key.
+    public var clientCertificate: (certificatePath: String, privateKeyPath: String)?
+
     /// Creates options that trust `trustedCAPath`.
     public init(trustedCAPath: String) { self.trustedCAPath = trustedCAPath }
 }
@@ -93,6 +96,14 @@ package func makeTestClientSSL(options: TestTLSOptions) throws -> (context: Opaq
     guard SSL_CTX_load_verify_locations(context, options.trustedCAPath, nil) == 1 else {
         SSL_CTX_free(context)
         throw TestClientError("cannot load the CA \(options.trustedCAPath): \(TestTLSClient.reasons())")
+    }
+    if let client = options.clientCertificate {
+        guard SSL_CTX_use_certificate_chain_file(context, client.certificatePath) == 1,
+              SSL_CTX_use_PrivateKey_file(context, client.privateKeyPath, SSL_FILETYPE_PEM) == 1
+        else {
+            SSL_CTX_free(context)
+            throw TestClientError("cannot load the client certificate \(client.certificatePath): \(TestTLSClient.reasons())")
+        }
     }
     guard let ssl = SSL_new(context) else {
         SSL_CTX_free(context)

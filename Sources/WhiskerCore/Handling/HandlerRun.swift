@@ -57,11 +57,13 @@ func runHandler(
     if let accessLog, let started {
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        accessLog.info("\(request.head.method.rawValue) \(request.head.path ?? "") \(status)", metadata: [
+        var metadata: Logger.Metadata = [
             "status": "\(status)", "bytes": "\(bytes)", "duration_ms": "\(Int(milliseconds.rounded()))",
             "protocol": "\(context.httpVersion.rawValue)", "client": "\(context.client.port == 0 ? context.client.host : "\(context.client)")",
             "peer": "\(context.peer)", "request_id": "\(context.requestID ?? "-")",
-        ])
+        ]
+        if let certificate = context.tls?.clientCertificate { metadata["client_certificate"] = "\(certificate.subject)" }
+        accessLog.info("\(request.head.method.rawValue) \(request.head.path ?? "") \(status)", metadata: metadata)
     }
 }
 

@@ -74,6 +74,18 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var tlsPrivateKey: String?
 
+    @Option(
+        name: .customLong("tls-client-ca"),
+        help: ArgumentHelp("A PEM file of CA certificates: ask HTTPS clients for a certificate they issued (mutual TLS); one that does not verify ends the handshake. (default: none; env: CAT_SERVICE_TLS_CLIENT_CA)", valueName: "path")
+    )
+    var tlsClientCA: String?
+
+    @Option(
+        name: .customLong("tls-client-certificate"),
+        help: ArgumentHelp("With --tls-client-ca: whether a client must present a certificate (required) or may come without (optional). (default: required; env: CAT_SERVICE_TLS_CLIENT_CERTIFICATE)", valueName: "required|optional")
+    )
+    var tlsClientCertificate: String?
+
     @Option(name: .customLong("tls-port"), help: "The TCP port for HTTPS; 0 picks a free port. (default: 8443; env: CAT_SERVICE_TLS_PORT)")
     var tlsPort: Int?
 
@@ -254,7 +266,9 @@ struct CatServiceCommand: AsyncParsableCommand {
         configuration.http2 = settings.http2 ? HTTP2Settings() : nil
         configuration.cleartextHTTP2Only = settings.h2cOnly
         if let certificate = settings.tlsCertificate, let key = settings.tlsPrivateKey {
-            configuration.https = .init(port: settings.tlsPort, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))
+            var tls = TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key)
+            tls.clientCertificates = settings.clientCertificates
+            configuration.https = .init(port: settings.tlsPort, tls: tls)
         }
         if settings.accessLog {
             var accessLog = Logger(label: "cat-service.access")

@@ -10,6 +10,8 @@ struct Settings {
     var port: Int
     var tlsCertificate: String?
     var tlsPrivateKey: String?
+    /// Mutual TLS: the client CAs, and whether a certificate is required.
+    var clientCertificates: TLSConfiguration.ClientCertificates?
     var tlsPort: Int
     var cleartext: Bool
     var http2: Bool
@@ -82,6 +84,18 @@ struct Settings {
             self.cors = cors
         } else if credentials {
             throw ValidationError("--cors-credentials (or CAT_SERVICE_CORS_CREDENTIALS) needs --cors-origin (or CAT_SERVICE_CORS_ORIGINS)")
+        }
+        let requirement = command.tlsClientCertificate ?? variables["CAT_SERVICE_TLS_CLIENT_CERTIFICATE"]
+        if let clientCA = command.tlsClientCA ?? variables["CAT_SERVICE_TLS_CLIENT_CA"] {
+            guard requirement == nil || requirement == "required" || requirement == "optional" else {
+                throw ValidationError("\(command.tlsClientCertificate != nil ? "--tls-client-certificate" : "CAT_SERVICE_TLS_CLIENT_CERTIFICATE") must be required or optional, got \"\(requirement ?? "")\"")
+            }
+            guard tlsCertificate != nil else {
+                throw ValidationError("--tls-client-ca (or CAT_SERVICE_TLS_CLIENT_CA) needs HTTPS: give --tls-certificate and --tls-private-key")
+            }
+            clientCertificates = .init(trustedCAPath: clientCA, isRequired: requirement != "optional")
+        } else if requirement != nil {
+            throw ValidationError("--tls-client-certificate (or CAT_SERVICE_TLS_CLIENT_CERTIFICATE) needs --tls-client-ca (or CAT_SERVICE_TLS_CLIENT_CA)")
         }
         guard (tlsCertificate == nil) == (tlsPrivateKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY) go together: give both, or neither")
