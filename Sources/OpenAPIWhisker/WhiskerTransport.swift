@@ -21,13 +21,26 @@ public import WhiskerCore
 ///   cause; their body never reveals it.
 /// - Several handler types may register on one transport (each under its own server URL);
 ///   registering the same method and path twice throws an error that names both.
+/// - An operation may accept larger (an upload) or smaller request bodies than the server's
+///   `maxRequestBodySize`: name it in `requestBodyLimits` by method and path as registered (the
+///   server URL's path included):
+///
+///       let transport = WhiskerTransport(server, requestBodyLimits: [
+///           "POST /api/census": .maximum(256 << 20),
+///           "POST /api/adopt": .maximum(1024),
+///       ])
 public struct WhiskerTransport: ServerTransport {
     private let server: WhiskerServer
+    private let requestBodyLimits: [String: RequestBodyLimit]
 
     /// Creates a transport that registers its operations on `server`.
-    /// - Parameter server: The server; register before calling its `run`.
-    public init(_ server: WhiskerServer) {
+    /// - Parameters:
+    ///   - server: The server; register before calling its `run`.
+    ///   - requestBodyLimits: Request body limits of operations, keyed `"METHOD /path/{template}"`
+    ///     as registered; the others keep the server's.
+    public init(_ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:]) {
         self.server = server
+        self.requestBodyLimits = requestBodyLimits
     }
 
     public func register(
@@ -36,7 +49,8 @@ public struct WhiskerTransport: ServerTransport {
         path: String
     ) throws {
         let logger = server.configuration.logger
-        try server.register(method: method, path: path) { request in
+        let limit = requestBodyLimits["\(method.rawValue) \(path)"] ?? .serverDefault
+        try server.register(method: method, path: path, maxRequestBodySize: limit) { request in
             var parameters: [String: Substring] = [:]
             for (name, value) in request.pathParameters { parameters[name] = value }
             let body = request.body.map { body in

@@ -154,7 +154,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             if let stream = streams[id], let body = stream.body {
                 stream.bodyBytes += Int64(bytes.count)
                 stream.bodyActivityAt = .now()
-                if let rejection = context.configuration.limits.bodyRejection(size: stream.bodyBytes, declared: false) {
+                if let rejection = context.connectionLimits.bodyRejection(size: stream.bodyBytes, declared: false) {
                     session.consume(streamID: id, count: bytes.count)
                     reject(rejection, id: id, stream: stream)
                     return
@@ -214,9 +214,11 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         let declaredLength = head.headerFields[.contentLength].flatMap { Int64($0) }
         let outcome = context.dispatch(head, origin: origin, declaredLength: declaredLength, body: {
             guard !endStream else { return nil }
-            let channel = RequestBodyChannel(highWatermark: Int.max, onDemand: {}) { count in
+            let channel = RequestBodyChannel(highWatermark: Int.max, onDemand: {}, onConsume: { count in
                 connection.run { $0.consumed(count, streamID: id) }
-            }
+            }, onReject: { rejection in
+                connection.run { $0.handlerRejectedBody(rejection, streamID: id) }
+            })
             stream.body = channel
             return channel
         }, target: QueueResponseTarget(connection: connection, id: id)) { response in
@@ -227,6 +229,13 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         case .answered: break
         case .rejected(let rejection): reject(rejection, id: id, stream: stream)
         }
+    }
+
+    /// The handler's reading refused the stream's body (past its route's limit, a coding that
+    /// does not decode): answered as a body over the server's limit is.
+    func handlerRejectedBody(_ rejection: HTTPRejection, streamID id: Int32) {
+        guard let stream = streams[id] else { return }
+        reject(rejection, id: id, stream: stream)
     }
 
     /// Answers without a handler (404, 405, 413).

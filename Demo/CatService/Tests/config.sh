@@ -10,24 +10,11 @@ for variable in CAT_SERVICE_HOST CAT_SERVICE_PORT CAT_SERVICE_TLS_CERTIFICATE CA
     CAT_SERVICE_REQUEST_BODY_TIMEOUT CAT_SERVICE_IDLE_TIMEOUT CAT_SERVICE_WRITE_TIMEOUT CAT_SERVICE_SHUTDOWN_GRACE_PERIOD \
     CAT_SERVICE_TRUSTED_PROXIES CAT_SERVICE_PROXY_PROTOCOL CAT_SERVICE_PROXY_PROTOCOL_SOCKETS CAT_SERVICE_PROXY_HEADER_TIMEOUT \
     CAT_SERVICE_FORWARDED_FIELDS CAT_SERVICE_HEALTH_CHECKS CAT_SERVICE_HEALTH_PORT CAT_SERVICE_DRAIN_DELAY \
-    CAT_SERVICE_CORS_ORIGINS CAT_SERVICE_CORS_CREDENTIALS CAT_SERVICE_TLS_CLIENT_CA CAT_SERVICE_TLS_CLIENT_CERTIFICATE; do
+    CAT_SERVICE_CORS_ORIGINS CAT_SERVICE_CORS_CREDENTIALS CAT_SERVICE_TLS_CLIENT_CA CAT_SERVICE_TLS_CLIENT_CERTIFICATE \
+    CAT_SERVICE_REQUEST_DECOMPRESSION; do
     check_contains "--help documents $variable" "$variable" "$help"
 done
 
-# bad_setting DESC EXPECTED-TEXT VAR=VALUE... -- ARGS...: the service refuses to start, says why.
-bad_setting() {
-    local desc=$1 expected=$2 rc=0
-    shift 2
-    local assignments=()
-    while [[ $1 != -- ]]; do assignments+=("$1"); shift; done
-    shift
-    env "${assignments[@]}" timeout 10 "$CAT_SERVICE" "$@" >"$WORK/bad.out" 2>"$WORK/bad.err" || rc=$?
-    if ((rc != 0)) && [[ $(cat "$WORK/bad.err") == *"$expected"* ]]; then
-        pass "$desc (exit $rc)"
-    else
-        fail "$desc" "exit $rc, stderr '$(shorten "$(cat "$WORK/bad.err")")'"
-    fi
-}
 bad_setting "CAT_SERVICE_PORT=abc is refused, naming the variable" 'CAT_SERVICE_PORT must be a whole number between 0 and 65535, got "abc"' CAT_SERVICE_PORT=abc --
 bad_setting "CAT_SERVICE_TLS_PORT=70000 is refused" 'CAT_SERVICE_TLS_PORT must be a whole number between 0 and 65535, got "70000"' CAT_SERVICE_TLS_PORT=70000 --
 bad_setting "--port 70000 is refused, naming the flag" '--port must be between 0 and 65535, got 70000' X=1 -- --port 70000

@@ -15,6 +15,8 @@
 #   free_port                a TCP port of 127.0.0.1 free right now (for nginx and HAProxy, which cannot take 0)
 #   wait_for_port PORT       wait (bounded) until something accepts connections on 127.0.0.1:PORT
 #   check DESC CMD...        PASS if CMD succeeds; check_eq, check_contains, check_match for values
+#   bad_setting DESC TEXT VAR=VALUE... -- ARGS...
+#                            cat-service with those variables and arguments refuses to start, saying TEXT
 # On exit the trap stops every server still running with SIGTERM and checks that it exited 0,
 # then prints the script's tally; the script fails if any check did.
 
@@ -270,6 +272,21 @@ bytes_after_head() {
     fi
     rest=${all#*$'\r\n\r\n'}
     echo "${#rest}"
+}
+
+# bad_setting DESC EXPECTED-TEXT VAR=VALUE... -- ARGS...: the service refuses to start, says why.
+bad_setting() {
+    local desc=$1 expected=$2 rc=0
+    shift 2
+    local assignments=()
+    while [[ $1 != -- ]]; do assignments+=("$1"); shift; done
+    shift
+    env "${assignments[@]}" timeout 10 "$CAT_SERVICE" "$@" >"$WORK/bad.out" 2>"$WORK/bad.err" || rc=$?
+    if ((rc != 0)) && [[ $(cat "$WORK/bad.err") == *"$expected"* ]]; then
+        pass "$desc (exit $rc)"
+    else
+        fail "$desc" "exit $rc, stderr '$(shorten "$(cat "$WORK/bad.err")")'"
+    fi
 }
 
 finish() {

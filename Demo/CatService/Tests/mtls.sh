@@ -43,12 +43,7 @@ request --cacert "$CERTS/ca.pem" --cert "$CERTS/stranger.pem" --key "$CERTS/stra
 check_eq "a certificate that does not verify is refused even so" 000 "$STATUS"
 stop_server
 
-bad() {
-    local rc=0
-    timeout 10 "$CAT_SERVICE" --port 0 "${@:3}" >"$WORK/bad.out" 2>"$WORK/bad.err" || rc=$?
-    if ((rc != 0)) && [[ $(cat "$WORK/bad.err") == *"$2"* ]]; then pass "$1 (exit $rc)"; else fail "$1" "exit $rc: $(shorten "$(cat "$WORK/bad.err")")"; fi
-}
-bad "--tls-client-certificate maybe is refused" '--tls-client-certificate must be required or optional, got "maybe"' "${TLS[@]}" --tls-client-certificate maybe
-bad "--tls-client-ca without HTTPS is refused" "--tls-client-ca (or CAT_SERVICE_TLS_CLIENT_CA) needs HTTPS" --tls-client-ca "$CERTS/ca.pem"
-bad "an unreadable client CA file stops the start, naming it" "loading the client certificates' CAs from /nonexistent/ca.pem" \
+bad_setting "--tls-client-certificate maybe is refused" '--tls-client-certificate must be required or optional, got "maybe"' X=1 -- "${TLS[@]}" --tls-client-certificate maybe
+bad_setting "--tls-client-ca without HTTPS is refused" "--tls-client-ca (or CAT_SERVICE_TLS_CLIENT_CA) needs HTTPS" X=1 -- --tls-client-ca "$CERTS/ca.pem"
+bad_setting "an unreadable client CA file stops the start, naming it" "loading the client certificates' CAs from /nonexistent/ca.pem" X=1 -- \
     --tls-port 0 --tls-certificate "$CERTS/localhost.pem" --tls-private-key "$CERTS/localhost-key.pem" --tls-client-ca /nonexistent/ca.pem

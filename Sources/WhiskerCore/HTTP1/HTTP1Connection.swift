@@ -37,7 +37,7 @@ final class HTTP1Connection: ConnectionHandler {
         self.connection = connection
         self.socket = connection.stream
         self.context = connection.context
-        self.parser = HTTP1RequestParser(limits: context.configuration.limits)
+        self.parser = HTTP1RequestParser(limits: context.connectionLimits)
         self.timer = ConnectionTimer(worker: socket.worker)
         self.executor = socket.worker.executor
     }
@@ -199,9 +199,11 @@ final class HTTP1Connection: ConnectionHandler {
         let declaredLength: Int64? = if case .length(let length) = head.framing { length } else { nil }
         let outcome = context.dispatch(head.request, origin: origin, declaredLength: declaredLength, body: {
             guard head.framing != .none else { return nil }
-            let channel = RequestBodyChannel(highWatermark: context.configuration.limits.requestBodyBufferSize) {
+            let channel = RequestBodyChannel(highWatermark: context.configuration.limits.requestBodyBufferSize, onDemand: {
                 bound.run { $0.bodyDemanded(exchangeID: id) }
-            }
+            }, onReject: { rejection in
+                bound.run { $0.handlerRejectedBody(rejection, exchangeID: id) }
+            })
             exchange.body = channel
             return channel
         }, target: QueueResponseTarget(connection: bound, id: id)) { response in
@@ -276,6 +278,13 @@ final class HTTP1Connection: ConnectionHandler {
         var bytes = ResponseHeadWriter.head(response.head, framing: framing, isHTTP11: true, dateLine: DateCache.shared.headerLine())
         bytes.append(contentsOf: body)
         return bytes
+    }
+
+    /// The handler's reading refused the body (past its route's limit, a coding that does not
+    /// decode): answered as a body the parser refused.
+    func handlerRejectedBody(_ rejection: HTTPRejection, exchangeID: UInt64) {
+        guard let exchange, state.isCurrent(exchangeID), !state.isClosing else { return }
+        bodyRejected(rejection, exchange: exchange)
     }
 
     private func bodyRejected(_ rejection: HTTPRejection, exchange: HTTP1Exchange) {

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Synchronization
 
 /// A request body that streams from the socket as it is read, with backpressure.
@@ -13,13 +14,27 @@ public final class RequestBody: AsyncSequence, Sendable {
     public typealias Element = ArraySlice<UInt8>
     public typealias Failure = any Error
 
-    /// The `Content-Length` of the body, or `nil` for a chunked body.
+    /// The `Content-Length` of the body, or `nil` for a chunked body (and for one the server
+    /// decodes as it is read: its decoded length is not known before).
     public let length: Int64?
     let channel: RequestBodyChannel
+    /// The most bytes the handler may read (its route's limit), or `nil` for no limit.
+    let limit: Int64?
+    /// Makes the decoder of a body that arrived coded (`Content-Encoding`), with the bound on
+    /// its expansion; `nil` for a body read as it came.
+    let decoding: Decoding?
 
-    init(length: Int64?, channel: RequestBodyChannel) {
+    /// A coded body's decoder, made when the body is first iterated.
+    struct Decoding: Sendable {
+        let makeDecoder: @Sendable () -> (any RequestBodyDecoder)?
+        let maxRatio: Int?
+    }
+
+    init(length: Int64?, channel: RequestBodyChannel, limit: Int64? = nil, decoding: Decoding? = nil) {
         self.length = length
         self.channel = channel
+        self.limit = limit
+        self.decoding = decoding
     }
 
     /// Creates a body holding `bytes`, for tests and in-memory use.
@@ -34,15 +49,73 @@ public final class RequestBody: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let channel: RequestBodyChannel
         let isFirstIterator: Bool
+        let limit: Int64?
+        let decoder: (any RequestBodyDecoder)?
+        let maxRatio: Int?
+        /// Bytes given to the reader (decoded), and taken from the channel (coded).
+        var given: Int64 = 0
+        var taken: Int64 = 0
+        var isInputComplete = false
 
         public mutating func next() async throws -> ArraySlice<UInt8>? {
             guard isFirstIterator else { throw RequestBodyError.iteratedTwice }
-            return try await channel.next()
+            guard let decoder else {
+                guard let chunk = try await channel.next() else { return nil }
+                try account(chunk.count)
+                return chunk
+            }
+            while true {
+                let piece: ArraySlice<UInt8>?
+                do {
+                    piece = try decoder.output(upTo: Self.decodedPieceSize)
+                } catch {
+                    throw reject(HTTPRejection(.badRequest, "the request body does not decode: \(error)"))
+                }
+                if let piece, !piece.isEmpty {
+                    try account(piece.count)
+                    return piece
+                }
+                if isInputComplete {
+                    guard decoder.isComplete() else { throw reject(HTTPRejection(.badRequest, "the coded request body ends before its coding does")) }
+                    return nil
+                }
+                if let chunk = try await channel.next() {
+                    taken += Int64(chunk.count)
+                    decoder.feed(chunk)
+                } else {
+                    isInputComplete = true
+                }
+            }
+        }
+
+        /// The most decoded bytes given at once: what a bomb can make the server hold.
+        static let decodedPieceSize = 64 * 1024
+        /// Decoded bytes within which the expansion ratio is not checked (small bodies of repeated
+        /// bytes compress far better than any bound a large one should get).
+        static let ratioAllowance: Int64 = 1 << 20
+
+        /// Counts `count` more bytes for the reader; past the limit or the ratio, refuses the body.
+        private mutating func account(_ count: Int) throws {
+            given += Int64(count)
+            if let limit, given > limit {
+                throw reject(HTTPRejection(.contentTooLarge, "request body is larger than \(limit) bytes\(decoder == nil ? "" : " decoded")"))
+            }
+            if let maxRatio, given > Self.ratioAllowance, given > taken * Int64(maxRatio) {
+                throw reject(HTTPRejection(.contentTooLarge, "request body decodes to more than \(maxRatio) times its coded size"))
+            }
+        }
+
+        /// Has the connection answer `rejection` (if the response has not started) and returns
+        /// the error the reader gets.
+        private func reject(_ rejection: HTTPRejection) -> RequestBodyError {
+            channel.reject(rejection)
+            return .rejected(rejection)
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(channel: channel, isFirstIterator: channel.claimIterator())
+        AsyncIterator(channel: channel, isFirstIterator: channel.claimIterator(), limit: limit,
+                      decoder: decoding?.makeDecoder(), maxRatio: decoding?.maxRatio)
     }
 }
 

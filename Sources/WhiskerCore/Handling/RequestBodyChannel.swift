@@ -35,12 +35,22 @@ package final class RequestBodyChannel: Sendable {
     /// Called with each chunk's size as the consumer takes it (HTTP/2 acknowledges bytes to the
     /// peer only then, so flow control reaches the client).
     private let onConsume: (@Sendable (Int) -> Void)?
+    /// Called (off the connection's queue) when the reader refuses the body (past its route's
+    /// limit, a coding that does not decode): the connection answers the rejection.
+    private let onReject: (@Sendable (HTTPRejection) -> Void)?
 
-    package init(highWatermark: Int, onDemand: @escaping @Sendable () -> Void, onConsume: (@Sendable (Int) -> Void)? = nil) {
+    package init(
+        highWatermark: Int, onDemand: @escaping @Sendable () -> Void, onConsume: (@Sendable (Int) -> Void)? = nil,
+        onReject: (@Sendable (HTTPRejection) -> Void)? = nil
+    ) {
         self.highWatermark = highWatermark
         self.onDemand = onDemand
         self.onConsume = onConsume
+        self.onReject = onReject
     }
+
+    /// The reader refuses the body: the connection answers `rejection`.
+    func reject(_ rejection: HTTPRejection) { onReject?(rejection) }
 
     /// Whether the consumer has asked for the body (and so `100 Continue` may be sent).
     var isDemanded: Bool { state.withLock { $0.demanded } }

@@ -64,10 +64,25 @@ extension ServerContext {
         }
         switch router.match(method: head.method, path: pathOnly) {
         case .found(let route, let parameters):
-            if let declaredLength, let rejection = configuration.limits.bodyRejection(size: declaredLength, declared: true) {
-                return .rejected(rejection)
+            if let declaredLength, let limit = route.bodyLimit, declaredLength > limit {
+                return .rejected(HTTPRejection(.contentTooLarge, "request body of \(declaredLength) bytes is larger than \(limit) bytes"))
             }
-            let requestBody = body().map { RequestBody(length: declaredLength, channel: $0) }
+            var head = head
+            var decoding: RequestBody.Decoding?
+            if let requestDecoding = configuration.requestDecoding, let coding = head.headerFields[.contentEncoding] {
+                switch Self.decoding(coding, by: requestDecoding) {
+                case .identity: break
+                case .decode(let made):
+                    decoding = made
+                    // The handler reads the decoded body: its coding and coded length are gone.
+                    head.headerFields[.contentEncoding] = nil
+                    head.headerFields[.contentLength] = nil
+                case .unsupported(let rejection): return .rejected(rejection)
+                }
+            }
+            let requestBody = body().map {
+                RequestBody(length: decoding == nil ? declaredLength : nil, channel: $0, limit: route.bodyLimit, decoding: decoding)
+            }
             let request = Request(head: head, body: requestBody, pathParameters: parameters, peer: origin.peer)
             return .started(startHandler(route, request: request, target: target, origin: origin))
         case .methodNotAllowed(let allowed):
@@ -76,6 +91,24 @@ extension ServerContext {
             answerRouteMiss(head, path: pathOnly, allowed: [], origin: origin, writeLocal: writeLocal)
         }
         return .answered
+    }
+
+    private enum BodyDecoding {
+        case identity
+        case decode(RequestBody.Decoding)
+        case unsupported(HTTPRejection)
+    }
+
+    /// What to do with a body whose `Content-Encoding` is `field`: one coding the server decodes,
+    /// or `identity`; several codings, or one it does not know, get 415.
+    private static func decoding(_ field: String, by decoding: any RequestDecoding) -> BodyDecoding {
+        let name = Substring(field).trimmingOWS().lowercased()
+        guard !name.isEmpty, !name.contains(",") else {
+            return .unsupported(HTTPRejection(.unsupportedMediaType, "request body codings \"\(field)\": one coding is decoded, not several"))
+        }
+        if name == "identity" { return .identity }
+        guard decoding.supports(name) else { return .unsupported(.unsupportedCoding(name)) }
+        return .decode(RequestBody.Decoding(makeDecoder: { decoding.decoder(for: name) }, maxRatio: decoding.maxRatio))
     }
 
     private func answerRouteMiss(_ head: HTTPRequest, path: Substring, allowed: [HTTPRequest.Method], origin: RequestOrigin, writeLocal: (Response) -> Void) {

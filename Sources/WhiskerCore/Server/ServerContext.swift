@@ -9,12 +9,18 @@ package struct ServerContext: Sendable {
     let responseSteps: ResponseSteps
     /// What the readiness route says (``WhiskerServer/HealthChecks``).
     let readiness: Readiness
+    /// The configuration's limits, with the largest request body any route accepts: what a
+    /// connection enforces before a request is routed (each route's own limit is applied after).
+    package let connectionLimits: WhiskerServer.Limits
     package var logger: Logger { configuration.logger }
 
-    init(router: Router<Route>, configuration: WhiskerServer.Configuration, readiness: Readiness = Readiness()) {
+    init(router: Router<Route>, configuration: WhiskerServer.Configuration, readiness: Readiness = Readiness(), largestBodyLimit: Int64?? = nil) {
         self.router = router
         self.configuration = configuration
         self.readiness = readiness
+        var limits = configuration.limits
+        if let largestBodyLimit { limits.maxRequestBodySize = largestBodyLimit }
+        self.connectionLimits = limits
         self.observer = configuration.requestObserver
         self.responseSteps = ResponseSteps(configuration)
     }

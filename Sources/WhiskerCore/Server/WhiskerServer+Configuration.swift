@@ -90,6 +90,10 @@ extension WhiskerServer {
         /// `configuration.compression`, which sets this. `nil` (the default): responses leave as
         /// the handler made them.
         package var responseCoding: (any ResponseCoding)?
+        /// How request bodies with a `Content-Encoding` are decoded (``RequestDecoding``):
+        /// `import WhiskerCompression` and set `configuration.requestDecompression`, which sets
+        /// this. `nil` (the default): bodies reach handlers as they came.
+        package var requestDecoding: (any RequestDecoding)?
 
         /// Creates a configuration.
         /// - Parameters:

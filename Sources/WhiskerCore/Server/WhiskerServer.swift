@@ -57,11 +57,16 @@ public actor WhiskerServer {
     /// - Parameters:
     ///   - method: The method; a `GET` route also answers `HEAD`.
     ///   - path: An OpenAPI path template: `/pets`, `/pets/{petId}`, `/file/{name}.zip`.
+    ///   - maxRequestBodySize: The largest request body this route accepts (decoded, when it
+    ///     arrives compressed); the server's ``Limits/maxRequestBodySize`` by default.
     ///   - handler: The handler.
     /// - Throws: ``RouteError`` for a malformed template, a route that is already registered
     ///   (naming both), or a server that is already running.
-    public nonisolated func register(method: HTTPRequest.Method, path: String, handler: @escaping HTTPHandler) throws(RouteError) {
-        try routes.register(handler, method: method, path: path)
+    public nonisolated func register(
+        method: HTTPRequest.Method, path: String, maxRequestBodySize: RequestBodyLimit = .serverDefault, handler: @escaping HTTPHandler
+    ) throws(RouteError) {
+        let limit = maxRequestBodySize.bytes(serverDefault: configuration.limits.maxRequestBodySize)
+        try routes.register(Route(handler: handler, template: path, bodyLimit: limit), method: method, path: path)
     }
 
     /// Listens and serves until ``shutdown()`` is called, then shuts down gracefully and returns;
@@ -78,7 +83,8 @@ public actor WhiskerServer {
         var listeners: [Listener] = []
         do {
             let workers = try IOWorkerGroup(count: configuration.workers)
-            let context = ServerContext(router: routes.freeze(), configuration: configuration, readiness: readiness)
+            let (router, largestBodyLimit) = routes.freeze(serverDefault: configuration.limits.maxRequestBodySize)
+            let context = ServerContext(router: router, configuration: configuration, readiness: readiness, largestBodyLimit: largestBodyLimit)
             registry = ConnectionRegistry(context: context, workers: workers)
             let endpoints = try Self.endpoints(of: configuration)
             runningStreamWrapper = endpoints.lazy.compactMap(\.wrapper).first
@@ -184,26 +190,39 @@ public struct WhiskerServerError: Error, CustomStringConvertible, Sendable {
 /// The routes of a server: mutable until the server runs, then frozen into an immutable
 /// ``Router`` that every connection reads without locking.
 final class RouteTable: Sendable {
-    private let state = Mutex<(router: Router<Route>, frozen: Bool)>((Router(), false))
+    private struct State {
+        var router = Router<Route>()
+        var frozen = false
+        /// Every route's body limit (`nil` inside: one has none).
+        var bodyLimits: [Int64?] = []
+    }
+    private let state = Mutex(State())
 
-    func register(_ handler: @escaping HTTPHandler, method: HTTPRequest.Method, path: String) throws(RouteError) {
+    func register(_ route: Route, method: HTTPRequest.Method, path: String) throws(RouteError) {
         try state.withLock { (state) throws(RouteError) in
             guard !state.frozen else { throw RouteError(.serverRunning(method: method, path: path)) }
-            try state.router.register(Route(handler: handler, template: path), method: method, path: path)
+            try state.router.register(route, method: method, path: path)
+            state.bodyLimits.append(route.bodyLimit)
         }
     }
 
-    func freeze() -> Router<Route> {
+    /// The routes, from now on unchangeable, and the largest body any of them accepts (`nil`:
+    /// one accepts any), `serverDefault` when there are none: what the connections let through
+    /// before a request is routed.
+    func freeze(serverDefault: Int64?) -> (router: Router<Route>, largestBodyLimit: Int64?) {
         state.withLock { state in
             state.frozen = true
-            return state.router
+            guard !state.bodyLimits.isEmpty else { return (state.router, serverDefault) }
+            let largest = state.bodyLimits.contains(nil) ? nil : state.bodyLimits.compactMap { $0 }.max()
+            return (state.router, largest)
         }
     }
 }
 
-/// A registered handler and the path template it was registered under (`/pets/{petId}`), which
-/// metrics and spans name as the request's route.
+/// A registered handler, the path template it was registered under (`/pets/{petId}`), which
+/// metrics and spans name as the request's route, and its request body limit (`nil`: none).
 struct Route: Sendable {
     let handler: HTTPHandler
     let template: String
+    var bodyLimit: Int64? = WhiskerServer.Limits().maxRequestBodySize
 }

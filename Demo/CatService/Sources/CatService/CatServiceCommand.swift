@@ -21,6 +21,9 @@ struct CatServiceCommand: AsyncParsableCommand {
                                       N server-sent events, one random cat each, M ms apart,
                                       text/event-stream (1...100, default 10; 0...5000, default 1000)
               GET /api/clip           a three-second H.264 clip, video/mp4
+              POST /api/census        count the cats in a text (up to 64 MiB; gzip or deflate
+                                      accepted), JSON
+              POST /api/adopt         {"name": "..."} (up to 1 KiB): 201 and a welcome, JSON
               GET /metrics            with --metrics: request metrics, Prometheus text format
               GET /healthz, /readyz   liveness and readiness (503 from the start of a shutdown),
                                       answered by the server; --no-health-checks turns them off
@@ -136,6 +139,13 @@ struct CatServiceCommand: AsyncParsableCommand {
         help: "Whether to compress text responses (br or gzip, as the client's Accept-Encoding prefers; 256 bytes and up; event streams per event). (default: on; env: CAT_SERVICE_COMPRESSION=true|false)"
     )
     var compression: Bool?
+
+    @Flag(
+        name: .customLong("request-decompression"),
+        inversion: .prefixedNo,
+        help: "Whether to decode request bodies sent with Content-Encoding: gzip or deflate (the limits count decoded bytes; past 200:1 a body is refused with 413; other codings get 415). (default: on; env: CAT_SERVICE_REQUEST_DECOMPRESSION=true|false)"
+    )
+    var requestDecompression: Bool?
 
     @Option(
         name: .customLong("log-level"),
@@ -280,6 +290,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         configuration.healthChecks = settings.healthChecks
         configuration.cors = settings.cors.map { [$0] } ?? []
         configuration.compression = settings.compression ? CompressionSettings() : nil
+        configuration.requestDecompression = settings.requestDecompression ? RequestDecompressionSettings() : nil
         let metrics = settings.metrics ? PrometheusMetrics() : nil
         configuration.metrics = metrics?.factory
         configuration.limits = settings.limits
@@ -295,7 +306,7 @@ struct CatServiceCommand: AsyncParsableCommand {
             activation.descriptors.map { activation.servesTLS($0) ? "https" : "http" }
         } ?? (settings.cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
         let server = WhiskerServer(configuration: configuration)
-        let transport = WhiskerTransport(server)
+        let transport = WhiskerTransport(server, requestBodyLimits: CatHandler.requestBodyLimits.mapValues { .maximum($0) })
         let handler = try CatHandler()
         try handler.registerHandlers(
             on: transport,

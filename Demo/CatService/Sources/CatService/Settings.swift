@@ -20,6 +20,7 @@ struct Settings {
     var requestIDs: Bool
     var metrics: Bool
     var compression: Bool
+    var requestDecompression: Bool
     var logLevel: Logger.Level
     var workers = IOWorkerGroup.defaultCount
     var limits = WhiskerServer.Limits()
@@ -43,6 +44,7 @@ struct Settings {
         requestIDs = try command.requestIDs ?? variables.bool("CAT_SERVICE_REQUEST_IDS") ?? false
         metrics = try command.metrics ?? variables.bool("CAT_SERVICE_METRICS") ?? false
         compression = try command.compression ?? variables.bool("CAT_SERVICE_COMPRESSION") ?? true
+        requestDecompression = try command.requestDecompression ?? variables.bool("CAT_SERVICE_REQUEST_DECOMPRESSION") ?? true
         if let level = command.logLevel {
             logLevel = level
         } else if let text = variables["CAT_SERVICE_LOG_LEVEL"] {

@@ -1,0 +1,1 @@
+../../Demo/CatService/Sources/CatService/CatShelter.swift

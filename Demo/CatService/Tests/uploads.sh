@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# uploads.sh: request bodies. POST /api/census takes up to 64 MiB of text (more than the server's
+# 16 MiB default) and POST /api/adopt 1 KiB of JSON, each with its own 413; bodies sent with
+# Content-Encoding gzip or deflate are decoded as the handler reads (HTTP/1.1, chunked, h2c);
+# other codings get 415, bytes that do not decode 400, and a gzip bomb that decodes to 1 GB is
+# refused with 413 while the server's resident memory stays where it was.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# 20 MiB of words and cats, and how many cats it holds (Python counts them).
+python3 - "$WORK" <<'PY'
+import gzip, random, sys, zlib
+random.seed(7)
+cats = "🐱😹😻🙀😿😽😸😺😾😼"
+words = ["meow", "purr", "whiskers", "tail", "nap", "box", "yarn", "tuna"] + list(cats)
+parts, size = [], 0
+while size < 20 << 20:
+    word = random.choice(words)
+    parts.append(word)
+    size += len(word.encode()) + 1
+text = " ".join(parts).encode()
+open(sys.argv[1] + "/text", "wb").write(text)
+open(sys.argv[1] + "/text.gz", "wb").write(gzip.compress(text))
+open(sys.argv[1] + "/text.zlib", "wb").write(zlib.compress(text))
+open(sys.argv[1] + "/expected", "w").write('{"bytes":%d,"cats":%d}' % (len(text), sum(text.decode().count(c) for c in cats)))
+# A bomb: 1 GiB of zeros, gzip'd in pieces (about 1 MB).
+compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+with open(sys.argv[1] + "/bomb.gz", "wb") as bomb:
+    block = bytes(1 << 20)
+    for _ in range(1024):
+        bomb.write(compressor.compress(block))
+    bomb.write(compressor.flush())
+PY
+EXPECTED=$(cat "$WORK/expected")
+json() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True, separators=(",", ":")))' "$1" 2>/dev/null || echo "not JSON: $(head -c 200 "$1")"; }
+
+start_server --access-log
+CENSUS=(-X POST -H 'Content-Type: text/plain' "$BASE/api/census")
+echo "POST /api/census: 20 MiB, more than the server's 16 MiB, within the route's 64 MiB"
+request --data-binary @"$WORK/text" "${CENSUS[@]}"
+check_eq "plain: 200 with the count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+request --data-binary @"$WORK/text.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
+check_eq "gzip ($(stat -c %s "$WORK/text.gz") bytes): decoded as read, the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+request --data-binary @"$WORK/text.zlib" -H 'Content-Encoding: deflate' "${CENSUS[@]}"
+check_eq "deflate: the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+request --data-binary @"$WORK/text.gz" -H 'Content-Encoding: gzip' -H 'Transfer-Encoding: chunked' "${CENSUS[@]}"
+check_eq "gzip, chunked: the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+request --http2-prior-knowledge --data-binary @"$WORK/text.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
+check_eq "gzip over h2c: the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+
+echo "Refused"
+head -c $((65 << 20)) /dev/zero | tr '\0' 'a' >"$WORK/big"
+request --data-binary @"$WORK/big" "${CENSUS[@]}"
+check_eq "65 MiB to /api/census: 413 (its limit is 64 MiB)" 413 "$STATUS"
+check_contains "... saying so" "larger than 67108864 bytes" "$(cat "$BODY")"
+request --data-binary @"$WORK/text" -H 'Content-Encoding: br' "${CENSUS[@]}"
+check_eq "Content-Encoding: br: 415" 415 "$STATUS"
+check_contains "... naming the coding" 'request body coding "br" is not supported' "$(cat "$BODY")"
+request --data-binary 'this is not gzip' -H 'Content-Encoding: gzip' "${CENSUS[@]}"
+check_eq "bytes that are not gzip: 400" 400 "$STATUS"
+check_contains "... saying they do not decode" "the request body does not decode" "$(cat "$BODY")"
+head -c 5000 "$WORK/text.gz" >"$WORK/cut.gz"
+request --data-binary @"$WORK/cut.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
+check_eq "gzip cut short: 400" 400 "$STATUS"
+
+echo "A gzip bomb: $(stat -c %s "$WORK/bomb.gz") bytes that decode to 1 GiB"
+peak_before=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")
+request --data-binary @"$WORK/bomb.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
+check_eq "refused: 413" 413 "$STATUS"
+check_contains "... by the ratio" "request body decodes to more than 200 times its coded size" "$(cat "$BODY")"
+request --http2-prior-knowledge --data-binary @"$WORK/bomb.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
+check_eq "over h2c too: 413" 413 "$STATUS"
+peak_after=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")
+echo "  (peak resident memory: $peak_before KiB before the bombs, $peak_after KiB after)"
+check "the server's peak resident memory grew by less than 16 MiB" test $((peak_after - peak_before)) -lt $((16 << 10))
+request "$BASE/api/emoji"
+check_eq "and it serves on" 200 "$STATUS"
+
+echo "POST /api/adopt: small JSON, 1 KiB at most"
+request -X POST -H 'Content-Type: application/json' -d '{"name": "Whiskers"}' "$BASE/api/adopt"
+check_eq "201 and a welcome" "201 Welcome home, Whiskers 😻" "$STATUS $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["message"])' "$BODY" 2>/dev/null)"
+python3 -c 'import json; print(json.dumps({"name": "x" * 2000}))' >"$WORK/long.json"
+request -X POST -H 'Content-Type: application/json' --data-binary @"$WORK/long.json" "$BASE/api/adopt"
+check_eq "2 KiB of JSON to /api/adopt: 413, while /api/census takes 20 MiB" 413 "$STATUS"
+stop_server
+
+echo "--no-request-decompression"
+start_server --no-request-decompression
+CENSUS=(-X POST -H 'Content-Type: text/plain' "$BASE/api/census")
+request --data-binary @"$WORK/text.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
+check_eq "the handler gets the gzip bytes as they came (no cats in them)" '200 {"bytes":'"$(stat -c %s "$WORK/text.gz")"',"cats":0}' "$STATUS $(json "$BODY")"

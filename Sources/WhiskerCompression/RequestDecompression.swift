@@ -1,0 +1,165 @@
+import CZlib
+public import WhiskerCore
+
+/// How the server decodes request bodies that arrive compressed; set
+/// ``WhiskerCore/WhiskerServer/Configuration/requestDecompression`` to turn it on (it is off by
+/// default: bodies then reach handlers as they came, `Content-Encoding` and all).
+///
+///     configuration.requestDecompression = RequestDecompressionSettings()   // gzip and deflate, at most 200:1
+///
+/// A request with `Content-Encoding: gzip` (or `x-gzip`) or `deflate` (zlib's format, or raw
+/// deflate as some clients send it) is decoded as its handler reads: the handler sees the decoded
+/// bytes, and neither `Content-Encoding` nor `Content-Length` (the body's decoded length is not
+/// known before). Memory stays bounded whatever the body expands to: zlib's state and one 64 KiB
+/// piece at a time. Refused, with the connection answering for the handler:
+/// - a coding it does not decode, or several codings: `415 Unsupported Media Type`, before the
+///   handler runs;
+/// - more decoded bytes than the route's limit (``WhiskerCore/RequestBodyLimit``, by default the
+///   server's `maxRequestBodySize`), or past the first MiB more than ``maxRatio`` decoded bytes
+///   per coded byte (a decompression bomb): `413 Content Too Large`;
+/// - bytes that do not decode, or a coded stream cut short: `400 Bad Request`.
+public struct RequestDecompressionSettings: Sendable, Equatable {
+    /// The most decoded bytes per coded byte a body may reach past its first MiB; 200 by default:
+    /// text and JSON compress 3:1 to 20:1, very repetitive data (a log of one line, a CSV of
+    /// zeros) to a few hundred, while a bomb is near deflate's limit, about 1000:1.
+    public var maxRatio: Int
+
+    /// Decodes gzip and deflate, up to `maxRatio` decoded bytes per coded byte.
+    public init(maxRatio: Int = 200) {
+        self.maxRatio = max(1, maxRatio)
+    }
+}
+
+extension WhiskerServer.Configuration {
+    /// Request body decompression (`Content-Encoding: gzip` or `deflate`); `nil` (the default) for
+    /// none. See ``RequestDecompressionSettings``.
+    ///
+    ///     configuration.requestDecompression = RequestDecompressionSettings()
+    public var requestDecompression: RequestDecompressionSettings? {
+        get { (requestDecoding as? RequestDecompression)?.settings }
+        set { requestDecoding = newValue.map(RequestDecompression.init) }
+    }
+}
+
+/// The core's ``RequestDecoding`` hook, for gzip and deflate through zlib's inflate.
+struct RequestDecompression: RequestDecoding {
+    let settings: RequestDecompressionSettings
+
+    var maxRatio: Int? { settings.maxRatio }
+
+    func supports(_ coding: String) -> Bool {
+        coding == "gzip" || coding == "x-gzip" || coding == "deflate"
+    }
+
+    func decoder(for coding: String) -> (any RequestBodyDecoder)? {
+        switch coding {
+        case "gzip", "x-gzip": InflateDecoder(format: .gzip)
+        case "deflate": InflateDecoder(format: .deflate)
+        default: nil
+        }
+    }
+}
+
+/// zlib's inflate over a body's coded bytes, giving bounded pieces of output.
+final class InflateDecoder: RequestBodyDecoder {
+    enum Format {
+        case gzip
+        /// RFC 9110's "deflate" is zlib's format; a raw deflate stream (some clients send that) is
+        /// recognised by its first bytes failing zlib's header check, and read as such.
+        case deflate
+    }
+
+    /// The zlib stream, at a fixed address: zlib keeps a pointer back to it.
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let format: Format
+    private var isInitialized = false
+    private var triedRaw = false
+    private var input: [UInt8] = []
+    private var inputOffset = 0
+    private var ended = false
+    /// The last call filled its output: inflate may have more without new input.
+    private var hasPendingOutput = false
+
+    init?(format: Format) {
+        self.format = format
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        guard initialize(windowBits: format == .gzip ? 15 + 16 : 15) else {
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+            return nil
+        }
+    }
+
+    private func initialize(windowBits: Int32) -> Bool {
+        if isInitialized { inflateEnd(stream) }
+        stream.pointee = z_stream()
+        isInitialized = whisker_inflateInit2(stream, windowBits) == Z_OK
+        return isInitialized
+    }
+
+    deinit {
+        if isInitialized { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+    }
+
+    func feed(_ bytes: ArraySlice<UInt8>) {
+        if inputOffset == input.count {
+            input = Array(bytes)
+            inputOffset = 0
+        } else {
+            input.removeFirst(inputOffset)
+            input += bytes
+            inputOffset = 0
+        }
+    }
+
+    func output(upTo limit: Int) throws -> ArraySlice<UInt8>? {
+        guard !ended, inputOffset < input.count || hasPendingOutput else { return nil }
+        var output = [UInt8](repeating: 0, count: limit)
+        let status = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                stream.pointee.next_in = source.baseAddress.map { UnsafeMutablePointer(mutating: $0 + inputOffset) }
+                stream.pointee.avail_in = UInt32(source.count - inputOffset)
+                stream.pointee.next_out = target.baseAddress
+                stream.pointee.avail_out = UInt32(limit)
+                defer {
+                    inputOffset = source.count - Int(stream.pointee.avail_in)
+                    stream.pointee.next_in = nil
+                    stream.pointee.next_out = nil
+                }
+                return inflate(stream, Z_NO_FLUSH)
+            }
+        }
+        let produced = limit - Int(stream.pointee.avail_out)
+        hasPendingOutput = produced == limit
+        switch status {
+        case Z_OK, Z_BUF_ERROR:
+            break
+        case Z_STREAM_END:
+            ended = true
+        case Z_DATA_ERROR where format == .deflate && !triedRaw && stream.pointee.total_out == 0:
+            // Not zlib's format: start over with the same bytes as a raw deflate stream.
+            triedRaw = true
+            inputOffset = 0
+            guard initialize(windowBits: -15) else { throw InflateError(status: status, message: nil) }
+            return try self.output(upTo: limit)
+        default:
+            throw InflateError(status: status, message: stream.pointee.msg.map { String(cString: $0) })
+        }
+        if ended && inputOffset < input.count {
+            throw InflateError(status: Z_DATA_ERROR, message: "bytes after the end of the coded stream")
+        }
+        return produced > 0 ? output[..<produced] : nil
+    }
+
+    func isComplete() -> Bool { ended }
+}
+
+/// What zlib's inflate said about bytes that do not decode.
+struct InflateError: Error, CustomStringConvertible {
+    let status: Int32
+    let message: String?
+    var description: String { "zlib inflate failed (\(status))\(message.map { ": \($0)" } ?? "")" }
+}

@@ -1,0 +1,138 @@
+import CZlib
+import HTTPTypes
+import Testing
+@testable import WhiskerCompression
+import WhiskerCore
+import WhiskerTesting
+
+/// Request bodies that arrive compressed: decoded as the handler reads, refused when they do not
+/// decode, use a coding the server does not know, or expand past the limit or the ratio.
+@Suite struct RequestDecompressionTests {
+    /// `/count` answers how many bytes it read, their sum, and the fields it saw.
+    private func server(_ configure: (inout WhiskerServer.Configuration) -> Void = { _ in }) throws -> WhiskerServer {
+        let server = makeTestServer {
+            $0.requestDecompression = RequestDecompressionSettings()
+            configure(&$0)
+        }
+        try server.register(method: .post, path: "/count") { request in
+            var total = 0
+            var sum = 0
+            if let body = request.body {
+                for try await chunk in body {
+                    total += chunk.count
+                    sum = chunk.reduce(sum) { ($0 + Int($1)) % 1_000_003 }
+                }
+            }
+            let coding = request.head.headerFields[.contentEncoding] ?? "-"
+            return Response(status: .ok, body: .init(string: "\(total) \(sum) \(coding) \(request.body?.length.map(String.init) ?? "-")"))
+        }
+        return server
+    }
+
+    private static let text = Array(String(repeating: "🐱 meow 😹 purr 😻 ", count: 5000).utf8)
+    private static var textSum: Int { text.reduce(0) { ($0 + Int($1)) % 1_000_003 } }
+
+    /// `bytes` deflated with zlib `windowBits` (15 + 16 gzip, 15 zlib, -15 raw).
+    static func deflated(_ bytes: [UInt8], windowBits: Int32) -> [UInt8] {
+        var stream = z_stream()
+        _ = whisker_deflateInit2(&stream, 6, windowBits, 8)
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(bytes.count))) + 64)
+        var input = bytes
+        input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                stream.next_in = source.baseAddress
+                stream.avail_in = UInt32(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = UInt32(target.count)
+                _ = deflate(&stream, Z_FINISH)
+            }
+        }
+        return Array(output[..<Int(stream.total_out)])
+    }
+
+    private func post(_ client: TestClient, coding: String?, _ body: [UInt8], chunked: Bool = false) async throws -> TestResponse {
+        var head = "POST /count HTTP/1.1\r\nHost: x\r\n" + (coding.map { "Content-Encoding: \($0)\r\n" } ?? "")
+        if chunked {
+            head += "Transfer-Encoding: chunked\r\n\r\n"
+            var bytes = Array(head.utf8)
+            for start in stride(from: 0, to: body.count, by: 1000) {
+                let piece = body[start..<min(start + 1000, body.count)]
+                bytes += Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Array("\r\n".utf8)
+            }
+            try await client.send(bytes + Array("0\r\n\r\n".utf8))
+        } else {
+            try await client.send(Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body)
+        }
+        return try await client.readResponse()
+    }
+
+    @Test(arguments: [("gzip", 15 + 16), ("x-gzip", 15 + 16), ("deflate", 15), ("deflate", -15), ("GZip", 15 + 16)] as [(String, Int32)])
+    func decodedAsTheHandlerReads(_ coding: String, _ windowBits: Int32) async throws {
+        let coded = Self.deflated(Self.text, windowBits: windowBits)
+        try await server().withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            for chunked in [false, true] {
+                let response = try await post(client, coding: coding, coded, chunked: chunked)
+                #expect(response.text == "\(Self.text.count) \(Self.textSum) - -",
+                        "the handler reads the decoded bytes, without Content-Encoding or a length (\(coding), chunked \(chunked))")
+            }
+        }
+    }
+
+    @Test func offByDefault_TheBodyArrivesAsItCame() async throws {
+        let coded = Self.deflated(Self.text, windowBits: 15 + 16)
+        try await server { $0.requestDecompression = nil }.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            let response = try await post(client, coding: "gzip", coded)
+            #expect(response.text.hasPrefix("\(coded.count) ") && response.text.hasSuffix(" gzip \(coded.count)"))
+        }
+    }
+
+    @Test(arguments: ["br", "zstd", "gzip, gzip", "compress"])
+    func unknownOrSeveralCodings_Get415(_ coding: String) async throws {
+        try await server().withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            let response = try await post(client, coding: coding, Array("abc".utf8))
+            #expect(response.status == 415, "\(coding): \(response.text)")
+        }
+    }
+
+    @Test func identity_IsReadAsItCame() async throws {
+        try await server().withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            #expect(try await post(client, coding: "identity", Array("abc".utf8)).text.hasPrefix("3 "))
+        }
+    }
+
+    @Test func bytesThatDoNotDecode_AndACutStream_Get400() async throws {
+        let coded = Self.deflated(Self.text, windowBits: 15 + 16)
+        try await server().withRunning { address in
+            var client = try await TestClient.connect(to: address)
+            var response = try await post(client, coding: "gzip", Array("not gzip at all".utf8))
+            #expect(response.status == 400 && response.text.contains("does not decode"), "\(response.text)")
+            client = try await TestClient.connect(to: address)
+            response = try await post(client, coding: "gzip", Array(coded.prefix(coded.count / 2)))
+            #expect(response.status == 400 && response.text.contains("ends before its coding does"), "\(response.text)")
+        }
+    }
+
+    @Test func theLimitCountsDecodedBytes() async throws {
+        let coded = Self.deflated(Self.text, windowBits: 15 + 16)
+        try await server { $0.limits.maxRequestBodySize = Int64(Self.text.count - 1) }.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            let response = try await post(client, coding: "gzip", coded)
+            #expect(response.status == 413 && response.text.contains("decoded"), "\(coded.count) coded bytes under the limit, decoded over it: \(response.text)")
+        }
+    }
+
+    @Test func aBomb_IsRefusedByTheRatio_AfterItsFirstMiB() async throws {
+        // 64 MiB of zeros, about 64 KiB coded: 1000:1.
+        let bomb = Self.deflated([UInt8](repeating: 0, count: 64 << 20), windowBits: 15 + 16)
+        try await server { $0.limits.maxRequestBodySize = nil }.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            let response = try await post(client, coding: "gzip", bomb)
+            #expect(response.status == 413 && response.text.contains("more than 200 times its coded size"), "\(response.text)")
+        }
+    }
+}
