@@ -38,7 +38,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             exclude: ["Resources/README.md"],
-            resources: [.copy("Resources/cat.mp4")],
+            // openapi.yaml is the generator's input and, copied, what the service serves.
+            resources: [.copy("Resources/cat.mp4"), .copy("openapi.yaml")],
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),

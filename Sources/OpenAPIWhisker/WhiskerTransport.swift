@@ -30,7 +30,7 @@ public import WhiskerCore
 ///           "POST /api/adopt": .maximum(1024),
 ///       ])
 public struct WhiskerTransport: ServerTransport {
-    private let server: WhiskerServer
+    let server: WhiskerServer
     private let requestBodyLimits: [String: RequestBodyLimit]
 
     /// Creates a transport that registers its operations on `server`.

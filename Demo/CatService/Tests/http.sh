@@ -81,7 +81,7 @@ check "… answered at once (well within the 30 s header timeout)" test $((SECON
 echo "OPTIONS *, fragments, and percent-encoded paths"
 request -X OPTIONS --request-target '*' "$BASE"
 check_eq "OPTIONS * (RFC 9110 §9.3.7): 204" 204 "$STATUS"
-check_eq "OPTIONS *: Allow lists what the service takes" "GET, HEAD, OPTIONS" "$(header allow)"
+check_eq "OPTIONS *: Allow lists what the service takes" "GET, HEAD, OPTIONS, POST" "$(header allow)"
 raw_request "GET /api/emoji#top HTTP/1.1\r\nHost: x\r\n\r\n" >"$WORK/raw"
 check_match "a fragment in the request target: 400" '^HTTP/1\.1 400 ' "$(head -n1 "$WORK/raw")"
 check_contains "… saying why" "fragment" "$(cat "$WORK/raw")"

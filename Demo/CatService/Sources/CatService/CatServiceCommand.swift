@@ -24,6 +24,8 @@ struct CatServiceCommand: AsyncParsableCommand {
               POST /api/census        count the cats in a text (up to 64 MiB; gzip or deflate
                                       accepted), JSON
               POST /api/adopt         {"name": "..."} (up to 1 KiB): 201 and a welcome, JSON
+              GET /api/openapi.yaml   the OpenAPI document (and /api/openapi.json), with ETag
+              GET /api/docs           a page listing the operations, with "Try it"
               GET /metrics            with --metrics: request metrics, Prometheus text format
               GET /healthz, /readyz   liveness and readiness (503 from the start of a shutdown),
                                       answered by the server; --no-health-checks turns them off
@@ -313,6 +315,7 @@ struct CatServiceCommand: AsyncParsableCommand {
             serverURL: try Servers.Server1.url(),
             middlewares: [QueryIntegerErrorMiddleware(), ClipValidatorMiddleware(etag: handler.clipETag)]
         )
+        try transport.serveDocument(try .catService(), serverURL: try Servers.Server1.url())
         try metrics?.register(on: server)
 
         // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's
