@@ -98,6 +98,14 @@ import WhiskerTesting
         }
     }
 
+    @Test func aRequestWithoutABody_IsNotRefusedForItsCoding() async throws {
+        try await server().withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("POST /count HTTP/1.1\r\nHost: x\r\nContent-Encoding: br\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+        }
+    }
+
     @Test func identity_IsReadAsItCame() async throws {
         try await server().withRunning { address in
             let client = try await TestClient.connect(to: address)

@@ -69,7 +69,8 @@ extension ServerContext {
             }
             var head = head
             var decoding: RequestBody.Decoding?
-            if let requestDecoding = configuration.requestDecoding, let coding = head.headerFields[.contentEncoding] {
+            let channel = body()
+            if channel != nil, let requestDecoding = configuration.requestDecoding, let coding = head.headerFields[.contentEncoding] {
                 switch Self.decoding(coding, by: requestDecoding) {
                 case .identity: break
                 case .decode(let made):
@@ -80,7 +81,7 @@ extension ServerContext {
                 case .unsupported(let rejection): return .rejected(rejection)
                 }
             }
-            let requestBody = body().map {
+            let requestBody = channel.map {
                 RequestBody(length: decoding == nil ? declaredLength : nil, channel: $0, limit: route.bodyLimit, decoding: decoding)
             }
             let request = Request(head: head, body: requestBody, pathParameters: parameters, peer: origin.peer)
