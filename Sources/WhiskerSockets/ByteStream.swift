@@ -96,13 +96,21 @@ public struct TLSDetails: Sendable, Equatable {
     /// ALPN's choice ("h2", "http/1.1"), or `nil` when the client offered none.
     public let applicationProtocol: String?
     /// The certificate the client presented and the server verified (mutual TLS), or `nil`.
-    public let clientCertificate: ClientCertificate?
+    public var clientCertificate: ClientCertificate? { certificate?.certificate }
+    /// Boxed: the details are copied into every request's context, which stays small this way.
+    private let certificate: CertificateBox?
 
     /// Details of a TLS connection.
     public init(version: String, applicationProtocol: String?, clientCertificate: ClientCertificate? = nil) {
         self.version = version
         self.applicationProtocol = applicationProtocol
-        self.clientCertificate = clientCertificate
+        self.certificate = clientCertificate.map(CertificateBox.init)
+    }
+
+    private final class CertificateBox: Sendable, Equatable {
+        let certificate: ClientCertificate
+        init(_ certificate: ClientCertificate) { self.certificate = certificate }
+        static func == (lhs: CertificateBox, rhs: CertificateBox) -> Bool { lhs.certificate == rhs.certificate }
     }
 }
 

@@ -17,7 +17,7 @@ package final class Connection {
     /// What the listener that accepted the connection asks of it.
     let role: ListenerRole
     /// The PROXY protocol header the connection started with, on a listener that requires one.
-    var proxyHeader: ProxyProtocolHeader?
+    var proxyHeader: SharedValue<ProxyProtocolHeader>?
     /// HTTP/1.1 from ``start()`` until a handover.
     package private(set) var handler: (any ConnectionHandler)?
     /// Called once, on the queue, after the stream closed.

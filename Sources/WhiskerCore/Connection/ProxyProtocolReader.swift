@@ -86,7 +86,7 @@ final class ProxyProtocolReader: ConnectionHandler {
     private func finish(_ header: ProxyProtocolHeader) {
         isDone = true
         timer.cancel()
-        connection.proxyHeader = header
+        connection.proxyHeader = SharedValue(header)
         connection.startHTTP1()
     }
 

@@ -21,14 +21,14 @@ public struct RequestContext: Sendable, Equatable {
     /// (`configuration.reverseProxies`): the source of the connection's PROXY protocol header, or
     /// the rightmost untrusted address of `Forwarded` / `X-Forwarded-For` sent by a trusted proxy;
     /// else ``peer``. Its port is 0 when no hop said it (`X-Forwarded-For` carries none).
-    public let client: SocketAddress
+    public var client: SocketAddress { behindProxy?.value.client ?? peer }
     /// The scheme the client used, `http` or `https`: what a trusted proxy said
     /// (`Forwarded: proto=`, `X-Forwarded-Proto`, a PROXY v2 header's TLS details), else whether
     /// this connection is TLS.
-    public let scheme: String
+    public var scheme: String { behindProxy?.value.scheme ?? (tls != nil ? "https" : "http") }
     /// The PROXY protocol header the connection started with (on a listener that requires one),
     /// with what the proxy reported of its own side (ALPN, SNI, TLS version), for information.
-    public let proxyHeader: ProxyProtocolHeader?
+    public var proxyHeader: ProxyProtocolHeader? { behindProxy?.value.proxyHeader }
     /// The protocol the request came over.
     public let httpVersion: HTTPVersion
     /// TLS details when the request came over HTTPS, else `nil`.
@@ -37,6 +37,15 @@ public struct RequestContext: Sendable, Equatable {
     /// ASCII characters); otherwise, with ``WhiskerServer/Configuration/requestIDs`` on, a new
     /// random one (and the response carries it back in `X-Request-ID`), else `nil`.
     public let requestID: String?
+    /// What trusted proxies said, boxed (`nil` without them): a context is copied into every
+    /// handler task's frames, which stay small this way.
+    private let behindProxy: SharedValue<BehindProxy>?
+
+    private struct BehindProxy: Sendable, Equatable {
+        var client: SocketAddress
+        var scheme: String
+        var proxyHeader: ProxyProtocolHeader?
+    }
 
     /// An HTTP version.
     public enum HTTPVersion: String, Sendable, Equatable {
@@ -58,9 +67,11 @@ public struct RequestContext: Sendable, Equatable {
         self.httpVersion = httpVersion
         self.tls = tls
         self.requestID = requestID
-        self.client = client ?? peer
-        self.scheme = scheme ?? (tls != nil ? "https" : "http")
-        self.proxyHeader = proxyHeader
+        if client == nil && scheme == nil && proxyHeader == nil {
+            behindProxy = nil
+        } else {
+            behindProxy = SharedValue(BehindProxy(client: client ?? peer, scheme: scheme ?? (tls != nil ? "https" : "http"), proxyHeader: proxyHeader))
+        }
     }
 
     /// `X-Request-ID`, read from requests and set on responses.
@@ -83,4 +94,12 @@ public struct RequestContext: Sendable, Equatable {
             return String(repeating: "0", count: 16 - hex.count) + hex
         }.joined()
     }
+}
+
+/// An immutable value behind a reference: for a large, rarely present part of a value that is
+/// copied often (a request's context, a connection's origin), so the copies stay small.
+package final class SharedValue<Value: Sendable & Equatable>: Sendable, Equatable {
+    package let value: Value
+    package init(_ value: Value) { self.value = value }
+    package static func == (lhs: SharedValue, rhs: SharedValue) -> Bool { lhs === rhs || lhs.value == rhs.value }
 }

@@ -10,19 +10,20 @@ package struct RequestOrigin {
     package let tls: TLSDetails?
     package let executor: DispatchQueueExecutor
     /// The PROXY protocol header the connection started with, if its listener requires one.
-    package let proxyHeader: ProxyProtocolHeader?
+    package var proxyHeader: ProxyProtocolHeader? { boxedProxyHeader?.value }
+    private let boxedProxyHeader: SharedValue<ProxyProtocolHeader>?
     /// The connection came to the health checks' own listener: it is answered nothing else.
     package let servesOnlyHealth: Bool
 
     package init(
         peer: SocketAddress, httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor,
-        proxyHeader: ProxyProtocolHeader? = nil, servesOnlyHealth: Bool = false
+        proxyHeader: SharedValue<ProxyProtocolHeader>? = nil, servesOnlyHealth: Bool = false
     ) {
         self.peer = peer
         self.httpVersion = httpVersion
         self.tls = tls
         self.executor = executor
-        self.proxyHeader = proxyHeader
+        self.boxedProxyHeader = proxyHeader
         self.servesOnlyHealth = servesOnlyHealth
     }
 }

@@ -95,14 +95,7 @@ public struct Router<Value: Sendable>: Sendable {
     /// - Returns: The value and the path parameters; or, when the path matches routes but none for
     ///   this method, the methods that are allowed (for a 405 with `Allow`); or not found.
     public func match(method: HTTPRequest.Method, path: Substring) -> RouteMatch<Value> {
-        match(method: Optional(method), path: path)
-    }
-
-    /// `nil` for `method` matches no route and collects every method of the path.
-    private func match(method: HTTPRequest.Method?, path: Substring) -> RouteMatch<Value> {
-        guard path.first == "/", path.utf8.allSatisfy({ $0 < 0x80 }) else { return .notFound }
-        let path = path.utf8.contains(UInt8(ascii: "%")) ? Self.normalizingPercentEncoding(path) : path
-        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        guard let segments = Self.segments(path) else { return .notFound }
         var captures: [Substring] = []
         captures.reserveCapacity(4)
         var allowed: Set<HTTPRequest.Method> = []
@@ -118,12 +111,23 @@ public struct Router<Value: Sendable>: Sendable {
 
     /// The methods `path` has routes for (`HEAD` with `GET`), sorted; empty when it has none.
     public func methods(path: Substring) -> [HTTPRequest.Method] {
-        switch match(method: nil, path: path) {
-        case .methodNotAllowed(let allowed): allowed
-        case .found, .notFound: []
-        }
+        guard let segments = Self.segments(path) else { return [] }
+        var captures: [Substring] = []
+        var allowed: Set<HTTPRequest.Method> = []
+        _ = search(node: 0, segments: segments[...], method: nil, captures: &captures, allowed: &allowed)
+        if allowed.contains(.get) { allowed.insert(.head) }
+        return allowed.sorted { $0.rawValue < $1.rawValue }
     }
 
+    /// The path's segments, percent-encoding normalized; `nil` for a path that cannot match.
+    @inline(__always)
+    private static func segments(_ path: Substring) -> [Substring]? {
+        guard path.first == "/", path.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let path = path.utf8.contains(UInt8(ascii: "%")) ? normalizingPercentEncoding(path) : path
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+    }
+
+    /// Finds the entry for `method` (`nil`: none; every method met is collected in `allowed`).
     private func search(node index: Int, segments: ArraySlice<Substring>, method: HTTPRequest.Method?, captures: inout [Substring], allowed: inout Set<HTTPRequest.Method>) -> Entry? {
         let node = nodes[index]
         guard let segment = segments.first else {
