@@ -48,3 +48,13 @@ public final class LoggedLines: Sendable {
     /// Keeps one message and its metadata.
     public func append(_ line: (String, Logger.Metadata)) { lines.withLock { $0.append(line) } }
 }
+
+extension Logger {
+    /// A logger whose messages (from `level` up) are kept in `lines`, for tests that check what
+    /// the server logged.
+    public static func capturing(_ lines: LoggedLines, label: String = "test", level: Logger.Level = .info) -> Logger {
+        var logger = Logger(label: label) { _ in CapturingLogHandler(lines: lines) }
+        logger.logLevel = level
+        return logger
+    }
+}

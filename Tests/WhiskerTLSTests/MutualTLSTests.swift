@@ -14,9 +14,7 @@ import WhiskerTesting
         let server = makeTestServer {
             $0.servesCleartext = false
             $0.https = .init(port: 0, tls: tls)
-            var logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
-            logger.logLevel = .info
-            $0.logger = logger
+            $0.logger = .capturing(lines)
         }
         try server.register(method: .get, path: "/who") { _ in
             let certificate = RequestContext.current?.tls?.clientCertificate

@@ -42,8 +42,7 @@ import WhiskerTesting
 
     @Test func accessLog_OneLinePerRequest_WithStatusBytesProtocolAndID() async throws {
         let lines = LoggedLines()
-        var accessLog = Logger(label: "access") { _ in CapturingLogHandler(lines: lines) }
-        accessLog.logLevel = .info
+        let accessLog = Logger.capturing(lines, label: "access")
         let server = makeTestServer {
             $0.accessLog = accessLog
             $0.requestIDs = true

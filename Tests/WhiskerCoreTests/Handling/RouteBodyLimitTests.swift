@@ -29,27 +29,18 @@ import WhiskerTesting
     }
 
     @Test(arguments: [
-        ("/small", 10, 200), ("/small", 11, 413), ("/upload", 500, 200), ("/upload", 1000, 200), ("/upload", 1001, 413),
-        ("/default", 100, 200), ("/default", 101, 413),
+        ("/small", 10, 200, false), ("/small", 11, 413, false), ("/upload", 500, 200, false), ("/upload", 1000, 200, false),
+        ("/upload", 1001, 413, false), ("/default", 100, 200, false), ("/default", 101, 413, false),
+        ("/small", 11, 413, true), ("/upload", 900, 200, true), ("/upload", 1001, 413, true), ("/default", 101, 413, true),
     ])
-    func declaredLengths(_ path: String, _ count: Int, _ status: Int) async throws {
+    func declaredAndChunkedBodies(_ path: String, _ count: Int, _ status: Int, _ chunked: Bool) async throws {
         try await server().withRunning { address in
             let client = try await TestClient.connect(to: address)
-            try await client.send(Self.post(path, count))
+            try await client.send(chunked ? Self.chunked(path, count) : Self.post(path, count))
             let response = try await client.readResponse()
-            #expect(response.status == status, "\(path) with \(count) bytes: \(response.text)")
+            #expect(response.status == status, "\(path) with \(count) bytes, chunked \(chunked): \(response.text)")
             if status == 200 { #expect(response.text == "\(count) bytes") }
             if status == 413 { #expect(response.text.contains("larger than")) }
-        }
-    }
-
-    @Test(arguments: [("/small", 11, 413), ("/upload", 900, 200), ("/upload", 1001, 413), ("/default", 101, 413)])
-    func chunkedBodies(_ path: String, _ count: Int, _ status: Int) async throws {
-        try await server().withRunning { address in
-            let client = try await TestClient.connect(to: address)
-            try await client.send(Self.chunked(path, count))
-            let response = try await client.readResponse()
-            #expect(response.status == status, "\(path) with \(count) chunked bytes: \(response.text)")
         }
     }
 

@@ -15,7 +15,7 @@ import WhiskerTesting
         let proxies = try WhiskerServer.ReverseProxies(trusting: trusted, proxyProtocol: [.cleartext])
         let server = makeTestServer {
             $0.reverseProxies = proxies
-            $0.logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+            $0.logger = .capturing(lines, level: .trace)
             configure(&$0)
         }
         try registerClientRoute(on: server)
@@ -133,8 +133,7 @@ import WhiskerTesting
         let request = "GET /client HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.1, 203.0.113.7\r\nX-Forwarded-Proto: https\r\n\r\n"
         for trusted in [true, false] {
             let lines = LoggedLines()
-            var accessLog = Logger(label: "access") { _ in CapturingLogHandler(lines: lines) }
-            accessLog.logLevel = .info
+            let accessLog = Logger.capturing(lines, label: "access")
             let proxies = trusted ? try WhiskerServer.ReverseProxies(trusting: ["127.0.0.0/8"]) : nil
             let server = makeTestServer {
                 $0.reverseProxies = proxies
