@@ -240,8 +240,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     /// Answers without a handler (404, 405, 413).
     private func writeLocalResponse(_ response: Response, id: Int32) {
-        guard case .bytes(let bytes) = response.body.storage else { return }
-        writeResponse(response.head, body: bytes, id: id)
+        writeResponse(response.head, body: response.localBody, id: id)
     }
 
     /// Refuses a stream's request, logged as HTTP/1.1 logs its rejections: the handler, if

@@ -207,8 +207,7 @@ final class HTTP1Connection: ConnectionHandler {
             exchange.body = channel
             return channel
         }, target: QueueResponseTarget(connection: bound, id: id)) { response in
-            guard case .bytes(let body) = response.body.storage else { return }
-            writeResponse(response.head, body: body, id: id)
+            writeResponse(response.head, body: response.localBody, id: id)
         }
         switch outcome {
         case .started(let task): exchange.task = task
@@ -273,7 +272,7 @@ final class HTTP1Connection: ConnectionHandler {
 
     /// A complete response with a bytes body and `Connection: close`, as one buffer.
     static func closingResponseBytes(_ response: Response) -> [UInt8] {
-        guard case .bytes(let body) = response.body.storage else { return [] }
+        let body = response.localBody
         let framing = ResponseFraming(contentLength: Int64(body.count), chunked: false, sendsBody: true, keepAlive: false)
         var bytes = ResponseHeadWriter.head(response.head, framing: framing, isHTTP11: true, dateLine: DateCache.shared.headerLine())
         bytes.append(contentsOf: body)

@@ -51,8 +51,7 @@ struct CrossOrigin: Sendable {
         fields[.accessControlAllowMethods] = list
         if !policy.allowedHeaders.isEmpty { fields[.accessControlAllowHeaders] = policy.allowedHeaders.joined(separator: ", ") }
         if let maxAge = policy.maxAge { fields[.accessControlMaxAge] = "\(maxAge.components.seconds)" }
-        // In bytes, even none: a local answer is written from bytes.
-        return PreflightAnswer(response: Response(status: .noContent, headerFields: fields, body: .init(bytes: [])))
+        return PreflightAnswer(response: Response(status: .noContent, headerFields: fields, body: .empty))
     }
 
     /// Adds the CORS fields to a handler's `response` to `request`.

@@ -75,3 +75,17 @@ public struct ResponseBody: Sendable {
         storage = .stream(length: length, write)
     }
 }
+
+extension Response {
+    /// The body of a response the server makes itself (404, 413, a preflight, a health check),
+    /// which is in memory or empty; never a stream.
+    package var localBody: ArraySlice<UInt8> {
+        switch body.storage {
+        case .bytes(let bytes): return bytes
+        case .empty: return []
+        case .stream:
+            assertionFailure("a response the server makes itself has its body in memory")
+            return []
+        }
+    }
+}
