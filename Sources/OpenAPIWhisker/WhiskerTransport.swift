@@ -60,6 +60,8 @@ public struct WhiskerTransport: ServerTransport {
                 let (response, responseBody) = try await handler(request.head, body, ServerRequestMetadata(pathParameters: parameters))
                 return Response(head: response, body: try await ResponseBody.collectingSmall(responseBody))
             } catch {
+                // A body the connection refused (and answered) while the generated code read it.
+                if let refused = (error as? ServerError)?.underlyingError as? RequestBodyError, refused.rejection != nil { throw refused }
                 guard let convertible = error as? any HTTPResponseConvertible else { throw error }
                 return Self.response(for: convertible, error: error, request: request.head, logger: logger)
             }

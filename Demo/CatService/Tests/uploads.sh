@@ -67,6 +67,8 @@ peak_before=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")
 request --data-binary @"$WORK/bomb.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
 check_eq "refused: 413" 413 "$STATUS"
 check_contains "... by the ratio" "request body decodes to more than 200 times its coded size" "$(cat "$BODY")"
+check_match "the access log says 413 for the bomb (the answer sent)" 'status=413 ' "$(wait_for_line 'POST /api/census 413$' "$SERVER_ERR")"
+check_eq "... and no refused body is logged as the handler's failure (500)" "" "$(grep 'POST /api/census 500' "$SERVER_ERR" || true)"
 request --http2-prior-knowledge --data-binary @"$WORK/bomb.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
 check_eq "over h2c too: 413" 413 "$STATUS"
 peak_after=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")

@@ -76,6 +76,10 @@ private func respond(
     do {
         response = try await handler(request)
     } catch {
+        if let rejection = (error as? RequestBodyError)?.rejection {
+            // The connection answered already (and logged why): the request's status is that answer.
+            return (Int(rejection.status.code), 0)
+        }
         if !Task.isCancelled {
             logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
         }

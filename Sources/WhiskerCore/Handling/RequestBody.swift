@@ -125,7 +125,7 @@ public struct RequestBodyError: Error, CustomStringConvertible, Sendable, Equata
         case iteratedTwice
         case connectionClosed
         case responseAlreadySent
-        case rejected(String)
+        case rejected(HTTPRejection)
     }
 
     let kind: Kind
@@ -138,14 +138,21 @@ public struct RequestBodyError: Error, CustomStringConvertible, Sendable, Equata
     /// The handler's response was sent before it read the whole body; the rest is discarded.
     public static let responseAlreadySent = RequestBodyError(kind: .responseAlreadySent)
 
-    package static func rejected(_ rejection: HTTPRejection) -> Self { .init(kind: .rejected(rejection.description)) }
+    package static func rejected(_ rejection: HTTPRejection) -> Self { .init(kind: .rejected(rejection)) }
+
+    /// The answer the connection gave for the request when it refused its body (413 past a
+    /// limit, 408 when it stalled, 400 when it does not decode), or `nil` for other failures.
+    public var rejection: HTTPRejection? {
+        if case .rejected(let rejection) = kind { return rejection }
+        return nil
+    }
 
     public var description: String {
         switch kind {
         case .iteratedTwice: "the request body can be iterated only once"
         case .connectionClosed: "the client closed the connection before the request body was complete"
         case .responseAlreadySent: "the response was sent before the request body was read; the rest is discarded"
-        case .rejected(let reason): "the request body was rejected: \(reason)"
+        case .rejected(let rejection): "the request body was rejected: \(rejection)"
         }
     }
 }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import Logging
 import Testing
 import WhiskerCore
 import WhiskerTesting
@@ -42,6 +43,22 @@ import WhiskerTesting
             if status == 200 { #expect(response.text == "\(count) bytes") }
             if status == 413 { #expect(response.text.contains("larger than")) }
         }
+    }
+
+    @Test func aBodyRefusedAsTheHandlerReads_IsLoggedWithTheAnswerSent() async throws {
+        let lines = LoggedLines()
+        let server = makeTestServer { $0.accessLog = .capturing(lines, label: "access") }
+        try server.register(method: .post, path: "/small", maxRequestBodySize: .maximum(10)) { request in
+            if let body = request.body { for try await _ in body {} }
+            return Response(status: .ok)
+        }
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send(Self.chunked("/small", 11))
+            #expect(try await client.readResponse().status == 413)
+            #expect(try await client.isClosedByServer())
+        }
+        #expect(lines.all.map { $0.1["status"]?.description } == ["413"], "the access log says what the client got, not the handler's failure")
     }
 
     @Test func theTransportKeysLimitsByMethodAndPath() async throws {
