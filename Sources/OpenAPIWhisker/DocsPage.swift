@@ -13,10 +13,11 @@ enum DocsPage {
         guard let value else { return "null" }
         var literal = "\""
         for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"", "\\", "<", ">", "&", "'": literal += "\\u\(String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count))\(String(scalar.value, radix: 16))"
-            case _ where scalar.value < 0x20: literal += "\\u00\(scalar.value < 16 ? "0" : "")\(String(scalar.value, radix: 16))"
-            default: literal.unicodeScalars.append(scalar)
+            if scalar.value < 0x20 || "\"\\<>&'".unicodeScalars.contains(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                literal += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                literal.unicodeScalars.append(scalar)
             }
         }
         return literal + "\""

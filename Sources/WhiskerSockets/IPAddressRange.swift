@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// A block of IP addresses in CIDR notation (`10.0.0.0/8`, `2001:db8::/32`), or one address
 /// (`127.0.0.1`, `::1`): what a server trusts as its reverse proxies.
 ///
@@ -24,7 +18,9 @@ public struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
     ///   (`10.0.0.1/8`, most likely a typing error).
     public init(_ text: String) throws(IPAddressRangeError) {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let bytes = Self.addressBytes(String(parts[0])) else {
+        guard !parts[0].hasPrefix("["), parts[0] != "localhost",
+              let bytes = (try? SocketAddress(host: String(parts[0]), port: 0))?.networkBytes
+        else {
             throw IPAddressRangeError(text: text, reason: "not a numeric IPv4 or IPv6 address")
         }
         let bits = bytes.count * 8
@@ -44,7 +40,13 @@ public struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `address` (its host; the port does not matter) is in the range.
     public func contains(_ address: SocketAddress) -> Bool {
-        guard var bytes = Self.addressBytes(address.host) else { return false }
+        contains(networkBytes: address.networkBytes)
+    }
+
+    /// Whether the address of these bytes (network order, 4 or 16) is in the range: for a caller
+    /// that checks one address against several ranges.
+    package func contains(networkBytes: [UInt8]) -> Bool {
+        var bytes = networkBytes
         if network.count == 4, bytes.count == 16, bytes[..<12].elementsEqual(Self.mappedPrefix) {
             bytes = Array(bytes[12...])
         }
@@ -61,14 +63,6 @@ public struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
 
     /// The 12 bytes before an IPv4 address in its IPv4-mapped IPv6 form.
     private static let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
-
-    private static func addressBytes(_ host: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
-    }
 
     private static func masked(_ bytes: [UInt8], to length: Int) -> [UInt8] {
         bytes.indices.map { index in

@@ -102,6 +102,21 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The address's bytes in network order: 4 for IPv4, 16 for IPv6 (the inverse of
+    /// ``init(networkBytes:port:)``).
+    package var networkBytes: [UInt8] {
+        switch storage {
+        case .v4(let host, _):
+            var address = in_addr()
+            inet_pton(AF_INET, host, &address)
+            return withUnsafeBytes(of: &address) { Array($0) }
+        case .v6(let host, _):
+            var address = in6_addr()
+            inet_pton(AF_INET6, host, &address)
+            return withUnsafeBytes(of: &address) { Array($0) }
+        }
+    }
+
     private static func format(_ address: in6_addr) -> String {
         var address = address
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

@@ -148,36 +148,26 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     public func read(into buffer: inout ReadBuffer, chunk: Int) throws(SocketError) -> ReadResult {
         assertOnQueue()
         if isClosed { return .endOfStream }
-        switch try buffer.read(from: fd, chunk: chunk) {
-        case .wouldBlock: return .wouldBlock
-        case .done(0): return .endOfStream
-        case .done(let count): return .bytes(count)
-        }
+        return ReadResult(try buffer.read(from: fd, chunk: chunk))
     }
 
     /// Reads once into `space` (for a layer that transforms the bytes before buffering them, as
     /// TLS decrypts them).
     public func read(into space: UnsafeMutableRawBufferPointer) throws(SocketError) -> ReadResult {
-        assertOnQueue()
-        if isClosed { return .endOfStream }
-        switch try systemCall("read", { Glibc.read(fd, space.baseAddress, space.count) }) {
-        case .wouldBlock: return .wouldBlock
-        case .done(0): return .endOfStream
-        case .done(let count): return .bytes(count)
-        }
+        try receive(into: space, flags: 0)
     }
 
     /// Copies up to `space.count` received bytes into `space` without taking them (`MSG_PEEK`):
     /// the next read returns them again. For a header of unknown length in front of the
     /// connection's own bytes (the PROXY protocol), which must be taken exactly, no byte more.
     public func peek(into space: UnsafeMutableRawBufferPointer) throws(SocketError) -> ReadResult {
+        try receive(into: space, flags: Int32(MSG_PEEK))
+    }
+
+    private func receive(into space: UnsafeMutableRawBufferPointer, flags: Int32) throws(SocketError) -> ReadResult {
         assertOnQueue()
         if isClosed { return .endOfStream }
-        switch try systemCall("recv", { recv(fd, space.baseAddress, space.count, Int32(MSG_PEEK)) }) {
-        case .wouldBlock: return .wouldBlock
-        case .done(0): return .endOfStream
-        case .done(let count): return .bytes(count)
-        }
+        return ReadResult(try systemCall("recv") { recv(fd, space.baseAddress, space.count, flags) })
     }
 
     // MARK: Writing
@@ -348,5 +338,16 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         self.onClose = nil
         for completion in failed { completion(error) }
         onClose?()
+    }
+}
+
+extension ReadResult {
+    /// What one read system call's outcome means: 0 bytes is the end of stream.
+    fileprivate init(_ result: IOResult<Int>) {
+        switch result {
+        case .wouldBlock: self = .wouldBlock
+        case .done(0): self = .endOfStream
+        case .done(let count): self = .bytes(count)
+        }
     }
 }

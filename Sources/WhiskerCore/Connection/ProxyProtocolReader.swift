@@ -84,8 +84,7 @@ final class ProxyProtocolReader: ConnectionHandler {
     }
 
     private func finish(_ header: ProxyProtocolHeader) {
-        isDone = true
-        timer.cancel()
+        stop()
         connection.proxyHeader = SharedValue(header)
         connection.startHTTP1()
     }
@@ -97,8 +96,7 @@ final class ProxyProtocolReader: ConnectionHandler {
     /// Closes the connection, saying why.
     private func refuse(_ reason: String, level: Logger.Level = .warning) {
         guard !isDone else { return }
-        isDone = true
-        timer.cancel()
+        stop()
         logger.log(level: level, "closing a connection without a PROXY protocol header: \(reason)", metadata: ["peer": "\(connection.stream.peer)"])
         // A close with unread input would be a reset: what the peer sent is read and dropped first.
         if let socket = connection.socket { socket.closeAfterFlush(linger: .milliseconds(500)) } else { connection.close() }
@@ -106,12 +104,14 @@ final class ProxyProtocolReader: ConnectionHandler {
 
     /// Nothing is in flight: close now.
     func beginShutdown() {
-        isDone = true
-        timer.cancel()
+        stop()
         connection.close()
     }
 
-    func streamClosed() {
+    func streamClosed() { stop() }
+
+    /// No more reading, no more deadline.
+    private func stop() {
         isDone = true
         timer.cancel()
     }

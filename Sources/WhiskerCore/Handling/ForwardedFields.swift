@@ -129,14 +129,6 @@ package enum ForwardedFields {
             index = text.index(after: index)
         }
         parts.append(text[start...])
-        return parts.map { $0.trimmingSpaces }.filter { !$0.isEmpty }
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return self[first...last]
+        return parts.map { $0.trimmingOWS() }.filter { !$0.isEmpty }
     }
 }

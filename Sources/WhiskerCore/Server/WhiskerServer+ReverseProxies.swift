@@ -52,7 +52,8 @@ extension WhiskerServer {
 
         /// Whether `address` is one of the trusted proxies.
         public func trusts(_ address: SocketAddress) -> Bool {
-            trusted.contains { $0.contains(address) }
+            let bytes = address.networkBytes
+            return trusted.contains { $0.contains(networkBytes: bytes) }
         }
     }
 
