@@ -13,8 +13,8 @@ import WhiskerSockets
 /// write in flight); a response chunk's `write` returns once nghttp2 has framed it, which flow
 /// control holds back while the client's window is closed.
 final class HTTP2Connection: ResponseWriting, ConnectionHandler {
-    /// The connection this handler serves, which owns it.
-    private unowned let connection: Connection
+    /// The connection this handler serves, which owns it (held strongly: see ``Connection``).
+    private let connection: Connection
     let socket: any ByteStream
     let context: ServerContext
     let session: HTTP2Session
@@ -126,7 +126,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     }
 
     private func process(_ bytes: inout ReadBuffer) {
-        guard bytes.readableBytes > 0 else { return }
+        guard bytes.readableBytes > 0, !state.isClosed else { return }
         state.bytesArrived()
         let events: [HTTP2Session.Event]
         do {
@@ -139,9 +139,19 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             return
         }
         bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
-        for event in events { handle(event) }
+        handle(events)
         flush()
         updateTimer()
+    }
+
+    /// Handles a batch of events in order, and stops as soon as the connection closes (an answer
+    /// given inline may end the session and close the stream): the rest concerns streams that
+    /// are gone.
+    private func handle(_ events: [HTTP2Session.Event]) {
+        for event in events {
+            guard !state.isClosed else { return }
+            handle(event)
+        }
     }
 
     private func handle(_ event: HTTP2Session.Event) {
@@ -413,7 +423,8 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         }
         // Streams whose last frame just went out are closed now, not at the peer's next bytes
         // (a graceful shutdown waits for them).
-        for event in session.takeEvents() { handle(event) }
+        handle(session.takeEvents())
+        guard !state.isClosed else { return }
         if output == nil && !session.isActive { socket.closeAfterFlush(linger: .milliseconds(500)) }
         // A client that stops reading blocks this write: the write-stall deadline starts now.
         if socket.writeBlockedSince != nil { updateTimer() }

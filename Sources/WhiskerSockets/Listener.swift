@@ -120,7 +120,7 @@ public final class Listener: @unchecked Sendable {
         queue.async { [self] in
             guard !isStopped, source == nil else { return }
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in acceptPending(onAccept: onAccept, onError: onError) }
+            source.setEventHandler { [weak self] in self?.acceptPending(onAccept: onAccept, onError: onError) }
             let fd = self.fd
             source.setCancelHandler { close(fd) }
             self.source = source

@@ -98,6 +98,8 @@ public final class TLSStream: ByteStream {
                 }
                 let step = try session.read(into: &buffer)
                 sendOutput()
+                // A failed write of what OpenSSL said closed the socket: nothing more is delivered.
+                if socket.isClosed { return .endOfStream }
                 switch step {
                 case .closed:
                     // Answer close_notify with ours (RFC 8446 §6.1), so the peer sees a clean end.

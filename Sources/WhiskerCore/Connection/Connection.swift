@@ -7,6 +7,14 @@ import WhiskerSockets
 /// stream's events go straight to the new handler: nothing is forwarded through the old one.
 /// The registry entry (``onClose``) belongs to the connection, so it outlives any handover.
 ///
+/// Ownership: while the stream is open, its callbacks (read readiness, ``onClose``) hold the
+/// connection, and the connection holds its current handler, which holds the connection back
+/// (strongly: a handler may close the stream in the middle of a batch of events and must still be
+/// able to read the connection afterwards). Nothing holds it `unowned`. When the stream closes it
+/// drops its callbacks, and the connection drops its handler after telling it
+/// (``ConnectionHandler/streamClosed()``), which breaks both cycles; what still runs (a handler
+/// task finishing) keeps the objects it reaches alive until it ends, and finds them closed.
+///
 /// Everything runs on the stream's queue.
 package final class Connection {
     package let stream: any ByteStream
@@ -34,12 +42,14 @@ package final class Connection {
     /// ``ProxyProtocolReader``), then HTTP/1.1.
     func start() {
         stream.onClose = { [self] in
+            let handler = self.handler
+            self.handler = nil
             handler?.streamClosed()
             let onClose = self.onClose
             self.onClose = nil
             onClose?()
         }
-        stream.startReading { [unowned self] in handler?.readable() }
+        stream.startReading { [self] in handler?.readable() }
         var nothing = ReadBuffer()
         if let proxies = role.proxyProtocol {
             handOver(to: ProxyProtocolReader(connection: self, proxies: proxies), buffered: &nothing)
@@ -61,8 +71,10 @@ package final class Connection {
 
     /// Makes `handler` the connection's protocol from now on, and starts it with `buffered`: the
     /// bytes the previous handler read and did not consume. The previous handler must have
-    /// stopped its timers; it gets no more events.
+    /// stopped its timers; it gets no more events. On a stream that closed meanwhile nothing
+    /// starts (the handler would hold the connection with nothing left to release it).
     package func handOver(to handler: any ConnectionHandler, buffered: inout ReadBuffer) {
+        guard !stream.isClosed else { return }
         self.handler = handler
         handler.start(buffered: &buffered)
     }

@@ -19,7 +19,8 @@ import WhiskerSockets
 /// closes first, or when the header is not complete within
 /// ``WhiskerServer/ReverseProxies/proxyHeaderTimeout``.
 final class ProxyProtocolReader: ConnectionHandler {
-    private unowned let connection: Connection
+    /// The connection, which owns this reader (held strongly: see ``Connection``).
+    private let connection: Connection
     private let proxies: WhiskerServer.ReverseProxies
     private let timer: ConnectionTimer
     /// The header bytes taken so far (a header that arrived in pieces).

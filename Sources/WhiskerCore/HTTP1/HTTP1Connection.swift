@@ -9,8 +9,8 @@ import WhiskerSockets
 /// is ``HTTP1ConnectionState``'s to decide; this type does the I/O around it. Everything runs on
 /// the socket's serial queue; handlers run as tasks and reach back only through ``QueueBound``.
 final class HTTP1Connection: ConnectionHandler {
-    /// The connection this handler serves, which owns it.
-    unowned let connection: Connection
+    /// The connection this handler serves, which owns it (held strongly: see ``Connection``).
+    let connection: Connection
     let socket: any ByteStream
     let context: ServerContext
     var queue: DispatchQueue { socket.queue }
