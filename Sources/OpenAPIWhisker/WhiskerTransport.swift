@@ -70,7 +70,10 @@ public struct WhiskerTransport: ServerTransport {
 
     static func response(for convertible: any HTTPResponseConvertible, error: any Error, request: HTTPRequest, logger: Logger) -> Response {
         let status = convertible.httpStatus
-        let metadata: Logger.Metadata = ["method": "\(request.method.rawValue)", "path": "\(request.path ?? "")", "status": "\(status.code)", "error": "\(error)"]
+        let metadata: Logger.Metadata = [
+            "method": "\(request.method.rawValue)", "path": "\(LogRedaction.target(request.path ?? ""))", "status": "\(status.code)",
+            "error": "\(Self.logDescription(of: error))",
+        ]
         var fields = convertible.httpHeaderFields
         var body = convertible.httpBody
         if status.kind == .serverError {
@@ -84,6 +87,17 @@ public struct WhiskerTransport: ServerTransport {
             }
         }
         return Response(head: HTTPResponse(status: status, headerFields: fields), body: ResponseBody(body))
+    }
+}
+
+extension WhiskerTransport {
+    /// An error as a log line may show it. The runtime's `ServerError` describes the whole request
+    /// head (every header with its value, `Authorization` and `Cookie` included), the body and the
+    /// decoded input (header parameters such as an API key): none of that is logged, only the
+    /// operation, the cause and the underlying error, and those scrubbed of credentials too.
+    static func logDescription(of error: any Error) -> String {
+        guard let error = error as? ServerError else { return LogRedaction.scrub("\(error)") }
+        return LogRedaction.scrub("operation \(error.operationID): \(error.causeDescription); underlying error: \(error.underlyingError)")
     }
 }
 

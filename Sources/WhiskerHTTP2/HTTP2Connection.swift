@@ -60,10 +60,14 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         /// of a stream whose flow-control window stays closed), and the framed count seen then.
         var sendProgressAt = DispatchTime.now()
         var framedSeen = 0
+        /// The stream is gone; a handler task that was still starting (running inline, before
+        /// ``task`` was set) when it went is cancelled as soon as it is known.
+        var isEnded = false
 
         /// The stream is gone (reset, or the connection closed): the body read fails, an
         /// unfinished handler is cancelled, and a chunk waiting to be framed fails.
         func end() {
+            isEnded = true
             body?.finish(error: RequestBodyError.connectionClosed)
             body = nil
             if !isResponseComplete { task?.cancel() }
@@ -157,8 +161,10 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     private func handle(_ event: HTTP2Session.Event) {
         switch event {
         case .request(let id, let fields, let endStream):
+            guard session.mayStart(streamID: id) else { return }
             startStream(id, fields: fields, endStream: endStream)
         case .headersTooLarge(let id, let reason):
+            guard session.mayStart(streamID: id) else { return }
             reject(HTTPRejection(.requestHeaderFieldsTooLarge, reason), id: id, stream: open(id))
         case .data(let id, let bytes):
             if let stream = streams[id], let body = stream.body {
@@ -235,7 +241,9 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             writeLocalResponse(response, id: id)
         }
         switch outcome {
-        case .started(let task): stream.task = task
+        case .started(let task):
+            // The stream may have ended while the handler ran inline (the server reset it).
+            if stream.isEnded && !stream.isResponseComplete { task.cancel() } else { stream.task = task }
         case .answered: break
         case .rejected(let rejection): reject(rejection, id: id, stream: stream)
         }
@@ -341,10 +349,16 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         stream.pendingChunk = completion
         stream.hasPendingChunk = true
         stream.sendProgressAt = .now()
-        session.send(streamID: streamID, bytes: bytes, endStream: false) { [weak stream] in
+        let queued = session.send(streamID: streamID, bytes: bytes, endStream: false) { [weak stream] in
             guard let stream, stream.hasPendingChunk else { return }
             stream.hasPendingChunk = false
             stream.pendingChunk(nil)
+        }
+        guard queued else {
+            // The session has no body waiting for this stream (its head was refused): the write fails now.
+            stream.hasPendingChunk = false
+            completion(ResponseBodyError.connectionClosed)
+            return
         }
         flush()
     }
@@ -394,6 +408,8 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         } catch {
             logger.error("HTTP/2 response failed", metadata: ["stream": "\(streamID)", "error": "\(error)"])
             session.reset(streamID: streamID)
+            // Nothing more of this response can go out: the handler's writes fail from now on.
+            streams[streamID]?.isResponseComplete = true
         }
     }
 

@@ -50,6 +50,11 @@ package final class HTTP2Session {
     private var stopAfterResponse: Set<Int32> = []
     /// Completions of response chunks that nghttp2 has framed, waiting for ``takeOutput()``.
     private var framedCompletions: [() -> Void] = []
+    /// The resets with an error this server sent (MadeYouReset; see ``HTTP2Settings/resetRateLimit``).
+    private var serverResets: ResetRateLimit
+    /// Why the session is ending on the server's own decision (a GOAWAY saying so is queued):
+    /// nothing more is read, no stream starts, and the connection closes once the GOAWAY is out.
+    package private(set) var termination: String?
 
     /// The response body queued for one stream.
     private final class OutgoingBody {
@@ -99,6 +104,7 @@ package final class HTTP2Session {
     package init(settings: HTTP2Settings, maxHeaderFields: Int = 100, upgradeSettings: [UInt8]? = nil, upgradeIsHEAD: Bool = false) throws(HTTP2Error) {
         maxHeaderListSize = Int(settings.maxHeaderListSize)
         self.maxHeaderFields = maxHeaderFields
+        serverResets = ResetRateLimit(burst: settings.resetRateLimit.burst, perSecond: settings.resetRateLimit.perSecond)
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -149,14 +155,30 @@ package final class HTTP2Session {
     /// Processes bytes from the peer.
     /// - Returns: What the peer did, in order.
     /// - Throws: ``HTTP2Error`` when the peer broke the protocol badly enough that the connection
-    ///   must end; a GOAWAY for the peer is then waiting in ``takeOutput()``.
+    ///   must end; a GOAWAY for the peer is then waiting in ``takeOutput()`` (for a flood, one of
+    ///   the session's own, ENHANCE_YOUR_CALM with the reason).
     package func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) -> [Event] {
+        guard termination == nil else { return [] }
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else { return [] }
         let result = nghttp2_session_mem_recv(session, base, bytes.count)
         let happened = events
         events.removeAll(keepingCapacity: true)
-        if result < 0 { throw HTTP2Error(operation: "receiving", code: Int32(result)) }
+        if result < 0 {
+            // A flood nghttp2 stops without a word: the peer is told why.
+            if let flood = Self.flood(Int32(result)) { terminate(errorCode: UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue), reason: flood) }
+            throw HTTP2Error(operation: "receiving", code: Int32(result))
+        }
         return happened
+    }
+
+    /// What a receive error that nghttp2 answers with no GOAWAY of its own stopped: a flood.
+    private static func flood(_ code: Int32) -> String? {
+        switch code {
+        case NGHTTP2_ERR_FLOODED.rawValue: "flood of frames that need an answer (PING, SETTINGS)"
+        case NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue: "too many CONTINUATION frames in one header block"
+        case NGHTTP2_ERR_TOO_MANY_SETTINGS.rawValue: "too many settings in one SETTINGS frame"
+        default: nil
+        }
     }
 
     /// The frames nghttp2 wants to send now (up to `limit` bytes), or `nil`; then runs the
@@ -183,8 +205,30 @@ package final class HTTP2Session {
         return events
     }
 
-    /// Whether the session is still open to frames either way (false after GOAWAY both ways).
-    package var isActive: Bool { nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0 }
+    /// Whether the session is still open to frames either way (false after GOAWAY both ways, and
+    /// once the server decided to end it, see ``termination``, when its GOAWAY is out).
+    package var isActive: Bool {
+        if termination != nil { return nghttp2_session_want_write(session) != 0 }
+        return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
+    }
+
+    /// Whether a request that arrived on `streamID` may start: the stream is still open (the
+    /// server may have reset it, and it closed, while the batch that brought its HEADERS was
+    /// handled) and the session is not ending.
+    package func mayStart(streamID: Int32) -> Bool {
+        // -1: no open stream of that id (`find_stream` would also find a closed one kept for priorities).
+        termination == nil && nghttp2_session_get_stream_remote_close(session, streamID) != -1
+    }
+
+    /// Ends the session on the server's own decision: GOAWAY with `errorCode` and `reason` as its
+    /// debug data (a client's log shows it), naming the last stream processed; nothing more is read.
+    package func terminate(errorCode: UInt32, reason: String) {
+        guard termination == nil else { return }
+        termination = reason
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        let data = Array(reason.utf8)
+        _ = data.withUnsafeBufferPointer { nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, $0.baseAddress, $0.count) }
+    }
 
     /// Queues a response's head. With `hasBody` false the stream ends with the head.
     package func respond(streamID: Int32, status: Int, fields: [(name: String, value: String)], hasBody: Bool) throws(HTTP2Error) {
@@ -213,14 +257,18 @@ package final class HTTP2Session {
     /// Queues response body bytes for a stream whose head said `hasBody`; `completion` runs once
     /// nghttp2 has framed them (from ``takeOutput()``), or never if the stream closes first (see
     /// ``Event/streamClosed(streamID:errorCode:)``).
-    package func send(streamID: Int32, bytes: ArraySlice<UInt8>, endStream: Bool, completion: (() -> Void)?) {
-        guard let body = outgoing[streamID], !body.ended else { return }
+    /// - Returns: False when nothing was queued: the stream has no body waiting (it closed, or
+    ///   its body ended); `completion` will not run.
+    @discardableResult
+    package func send(streamID: Int32, bytes: ArraySlice<UInt8>, endStream: Bool, completion: (() -> Void)?) -> Bool {
+        guard let body = outgoing[streamID], !body.ended else { return false }
         if !bytes.isEmpty || completion != nil { body.chunks.append((bytes, completion)) }
         if endStream { body.ended = true }
         if body.deferred {
             body.deferred = false
             nghttp2_session_resume_data(session, streamID)
         }
+        return true
     }
 
     /// Tells the peer that the handler read `count` body bytes of `streamID`: they leave the
@@ -322,9 +370,14 @@ package final class HTTP2Session {
     }
 
     /// The last frame of a response that was asked to stop its request
-    /// (``stopRequestAfterResponse(streamID:)``) is out: reset with NO_ERROR.
+    /// (``stopRequestAfterResponse(streamID:)``) is out: reset with NO_ERROR. A reset with an
+    /// error is counted against ``HTTP2Settings/resetRateLimit``.
     fileprivate func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
         let type = frame.pointee.hd.type
+        if type == UInt8(NGHTTP2_RST_STREAM.rawValue), frame.pointee.rst_stream.error_code != UInt32(NGHTTP2_NO_ERROR.rawValue),
+           !serverResets.take(now: .now) {
+            terminate(errorCode: UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue), reason: "too many streams reset by the server for the client's errors")
+        }
         guard type == UInt8(NGHTTP2_DATA.rawValue) || type == UInt8(NGHTTP2_HEADERS.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               stopAfterResponse.remove(frame.pointee.hd.stream_id) != nil else { return }

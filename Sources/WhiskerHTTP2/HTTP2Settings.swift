@@ -16,8 +16,12 @@ public struct HTTP2Settings: Sendable, Equatable {
     public var maxHeaderListSize: UInt32 = 80 * 1024
     /// The largest frame payload the server sends (SETTINGS_MAX_FRAME_SIZE applies to what the peer sends).
     public var maxFrameSize: UInt32 = 16 * 1024
-    /// Rapid reset (CVE-2023-44487): the token bucket for RST_STREAM from the client: `burst` at
-    /// once, refilled at `perSecond`; past it the connection is closed with GOAWAY.
+    /// Stream resets a connection may cause: `burst` at once, refilled at `perSecond`, counted
+    /// twice over, in two buckets. One counts the RST_STREAMs the client sends (rapid reset,
+    /// CVE-2023-44487); the other the RST_STREAMs with an error the server sends because the client
+    /// broke a stream's rules (MadeYouReset, CVE-2025-8671: a WINDOW_UPDATE overflowing the stream's
+    /// window, a stream over the concurrency limit). Past either the connection ends with
+    /// GOAWAY(ENHANCE_YOUR_CALM).
     public var resetRateLimit: (burst: UInt64, perSecond: UInt64) = (1000, 33)
     /// The most CONTINUATION frames accepted for one header block (CVE-2024-27316 style floods).
     public var maxContinuations: Int = 8

@@ -43,6 +43,8 @@ package struct HTTP1RequestParser: Sendable {
 
     private var state: State = .head(scanned: 0, lineStart: 0)
     private var bodyBytes: Int64 = 0
+    /// Chunk-extension bytes of the current request, against ``ChunkExtensions/maxTotalBytes``.
+    private var extensionBytes = 0
     private let limits: WhiskerServer.Limits
 
     /// The longest chunk-size line, extensions included.
@@ -123,6 +125,7 @@ package struct HTTP1RequestParser: Sendable {
             }
             buffer.moveReaderIndex(forwardBy: length)
             bodyBytes = 0
+            extensionBytes = 0
             switch head.framing {
             case .none: state = .end
             case .length(let length): state = length == 0 ? .end : .fixedBody(remaining: length)
@@ -179,16 +182,19 @@ package struct HTTP1RequestParser: Sendable {
     // MARK: Chunked body
 
     private mutating func parseChunkSize(_ buffer: inout ReadBuffer) throws(HTTPRejection) -> Event? {
-        let parsed = try buffer.withUnsafeReadableBytes { (bytes) throws(HTTPRejection) -> (size: Int64, length: Int)? in
+        let parsed = try buffer.withUnsafeReadableBytes { (bytes) throws(HTTPRejection) -> (size: Int64, length: Int, extensions: Int)? in
             guard let lf = Self.firstIndex(of: .lf, in: bytes, from: 0) else {
                 if bytes.count > Self.maxChunkLineLength { throw .badRequest("chunk size line too long") }
                 return nil
             }
             guard lf > 0, bytes[lf - 1] == .cr else { throw .badRequest("bare LF after chunk size") }
             guard lf <= Self.maxChunkLineLength else { throw .badRequest("chunk size line too long") }
-            return (try Self.chunkSize(UnsafeBufferPointer(rebasing: bytes[0..<(lf - 1)])), lf + 1)
+            let (size, extensions) = try Self.chunkSize(UnsafeBufferPointer(rebasing: bytes[0..<(lf - 1)]))
+            return (size, lf + 1, extensions)
         }
         guard let parsed else { return nil }
+        extensionBytes += parsed.extensions
+        if extensionBytes > ChunkExtensions.maxTotalBytes { throw .badRequest("chunk extensions longer than \(ChunkExtensions.maxTotalBytes) bytes in all") }
         buffer.moveReaderIndex(forwardBy: parsed.length)
         if parsed.size == 0 {
             state = .trailers(count: 0, bytes: 0)
@@ -202,8 +208,9 @@ package struct HTTP1RequestParser: Sendable {
         return try next(&buffer)
     }
 
-    /// `chunk-size [ BWS ";" chunk-ext ]`: hex digits, then optional extensions, which are ignored.
-    private static func chunkSize(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPRejection) -> Int64 {
+    /// `chunk-size [ BWS ";" chunk-ext ]`: hex digits, then optional extensions, which are checked
+    /// (``ChunkExtensions``) and ignored. Returns the size and how many bytes the extensions took.
+    private static func chunkSize(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPRejection) -> (Int64, Int) {
         var size: Int64 = 0
         var index = 0
         var significantDigits = 0
@@ -214,12 +221,11 @@ package struct HTTP1RequestParser: Sendable {
             index += 1
         }
         guard index > 0 else { throw .badRequest("invalid chunk size") }
+        let digits = index
         while index < line.count, line[index] == .space || line[index] == .tab { index += 1 }
         guard index == line.count || line[index] == UInt8(ascii: ";") else { throw .badRequest("invalid chunk size") }
-        for byte in line[index...] where !(byte == .tab || (byte >= 0x20 && byte != 0x7F)) {
-            throw .badRequest("invalid character in chunk extension")
-        }
-        return size
+        try ChunkExtensions.validate(line, from: index)
+        return (size, line.count - digits)
     }
 
     private mutating func parseTrailers(_ buffer: inout ReadBuffer, count: Int, bytes: Int) throws(HTTPRejection) -> Event? {

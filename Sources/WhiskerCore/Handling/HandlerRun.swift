@@ -63,7 +63,7 @@ func runHandler(
             "peer": "\(context.peer)", "request_id": "\(context.requestID ?? "-")",
         ]
         if let certificate = context.tls?.clientCertificate { metadata["client_certificate"] = "\(certificate.subject)" }
-        accessLog.info("\(request.head.method.rawValue) \(request.head.path ?? "") \(status)", metadata: metadata)
+        accessLog.info("\(request.head.method.rawValue) \(LogRedaction.target(request.head.path ?? "")) \(status)", metadata: metadata)
     }
 }
 
@@ -81,7 +81,7 @@ private func respond(
             return (Int(rejection.status.code), 0)
         }
         if !Task.isCancelled {
-            logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
+            logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(LogRedaction.target(request.head.path ?? ""))", "error": "\(LogRedaction.scrub("\(error)"))"])
         }
         response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
     }
@@ -110,7 +110,7 @@ private func respond(
         target.finishStream()
     } catch {
         if !(error is ResponseBodyError) && !Task.isCancelled {
-            logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(request.head.path ?? "")", "error": "\(error)"])
+            logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(LogRedaction.target(request.head.path ?? ""))", "error": "\(LogRedaction.scrub("\(error)"))"])
         }
         target.abortStream()
     }

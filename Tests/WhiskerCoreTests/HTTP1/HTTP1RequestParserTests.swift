@@ -515,6 +515,72 @@ import WhiskerSockets
         #expect(status(chunkedRequest("5;a=\rb\r\nhello\r\n0\r\n\r\n")) == 400)
     }
 
+    /// Chunk extensions follow RFC 9112 §7.1.1 strictly: a reader that is lenient about where a
+    /// quoted string ends can be made to see a second request inside an extension (the class of
+    /// Kestrel's CVE-2025-55315). Each of these lines is a 400 that closes the connection.
+    @Test(arguments: [
+        "5;a=\"xy\r\nhello\r\n0\r\n\r\n",  // unclosed quote
+        "5;a=\"x\ry\"\r\nhello\r\n0\r\n\r\n",  // CR inside a quoted string
+        "5;a=\"x\r\ny\"\r\nhello\r\n0\r\n\r\n",  // CRLF inside a quoted string
+        "5;a=\"x\\\r\"\r\nhello\r\n0\r\n\r\n",  // an escaped CR
+        "5;a=xy\nhello\r\n0\r\n\r\n",  // bare LF ending the chunk line
+        "5;\r\nhello\r\n0\r\n\r\n",  // no name
+        "5;=v\r\nhello\r\n0\r\n\r\n",  // no name before "="
+        "5;a=\r\nhello\r\n0\r\n\r\n",  // no value after "="
+        "5;a b\r\nhello\r\n0\r\n\r\n",  // two tokens without ";"
+        "5;a=\"q\"x\r\nhello\r\n0\r\n\r\n",  // bytes after a quoted string
+        "5;a=x y\r\nhello\r\n0\r\n\r\n",  // a value with a space in a token
+        "5;a=\"x\u{7F}\"\r\nhello\r\n0\r\n\r\n",  // DEL in a quoted string
+    ])
+    func malformedChunkExtension_Rejected400(body: String) {
+        let rejection = rejection(chunkedRequest(body))
+        #expect(rejection?.status == .badRequest)
+        #expect(rejection?.closesConnection == true)
+    }
+
+    /// Well-formed extensions are read past, however they are spelled.
+    @Test func wellFormedChunkExtensions_AreIgnored() throws {
+        for line in ["5;a", "5 ;a", "5; a = b", "5;a=b;c;d=\"q \\\" \\\\ x\"", "5;a=\"\"", "5\t;\ta=\"\u{E9}\""] {
+            let requests = try parse("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(line)\r\nhello\r\n0\r\n\r\n")
+            #expect(requests.first?.body == Array("hello".utf8), "\(line)")
+        }
+    }
+
+    /// A request hidden in an extension is never parsed out of it: the line is refused whole.
+    @Test func requestHiddenInAChunkExtension_IsNeverParsed() {
+        let wire = "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "2;a=\"\r\nGET /admin HTTP/1.1\r\nHost: x\r\n\r\n\"\r\nhi\r\n0\r\n\r\n"
+        var parser = HTTP1RequestParser()
+        var buffer = ReadBuffer()
+        buffer.append(contentsOf: Array(wire.utf8))
+        var heads: [String] = []
+        var rejected = false
+        while true {
+            do {
+                guard let event = try parser.next(&buffer) else { break }
+                if case .head(let head) = event { heads.append(head.request.path ?? "") }
+            } catch {
+                rejected = error.status == .badRequest
+                break
+            }
+        }
+        #expect(heads == ["/c"])
+        #expect(rejected)
+    }
+
+    /// One line's extensions are bounded by the line (4 KiB: a 100 KB extension is refused before
+    /// it is all read), and a request's extensions in all by ``ChunkExtensions/maxTotalBytes``:
+    /// one-byte chunks with long extensions cost far more to read than they deliver.
+    @Test func chunkExtensionLength_IsBoundedPerLineAndPerRequest() {
+        let long = String(repeating: "x", count: 100_000)
+        #expect(rejection(chunkedRequest("1;a=\(long)\r\nh\r\n0\r\n\r\n"))?.reason == "chunk size line too long")
+        let extensionLine = "1;a=" + String(repeating: "y", count: 3_000)
+        let manyChunks = String(repeating: "\(extensionLine)\r\nh\r\n", count: 6) + "0\r\n\r\n"
+        #expect(rejection(chunkedRequest(manyChunks))?.reason.contains("chunk extensions longer than") == true)
+        let fewer = String(repeating: "\(extensionLine)\r\nh\r\n", count: 5) + "0\r\n\r\n"
+        #expect(rejection(chunkedRequest(fewer)) == nil, "15 KB of extensions in all are read past")
+    }
+
     /// The chunk data must be followed by exactly CRLF; otherwise the declared size was wrong and
     /// the "next chunk size" is attacker-chosen body bytes.
     @Test func missingCRLFAfterChunkData_Rejected400() {
