@@ -49,7 +49,8 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # Chromium (headless, driven from Python over its DevTools pipe) plays the clip in browser.sh;
 # python3 also writes h2-abuse.sh's hand-made HTTP/2 frames. nginx (reverse proxy, HTTP/2 and TLS)
 # and haproxy (PROXY protocol v2) stand in front of cat-service in nginx.sh and haproxy.sh; neither
-# is started as a service: the tests run their own on loopback.
+# is started as a service: the tests run their own on loopback. slowhttptest plays slowloris, slow
+# POST and slow read in slow-clients.sh, which counts the connections left with ss (iproute2).
 deps:
 	@missing=(); \
 	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
@@ -65,13 +66,15 @@ deps:
 	command -v chromium >/dev/null || missing+=(chromium); \
 	command -v nginx >/dev/null || missing+=(nginx); \
 	command -v haproxy >/dev/null || missing+=(haproxy); \
+	command -v slowhttptest >/dev/null || missing+=(slowhttptest); \
+	command -v ss >/dev/null || missing+=(iproute2); \
 	if (( $${#missing[@]} )); then \
 	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
 	    echo "deps: installing $${missing[*]}"; \
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium, nginx, haproxy present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium, nginx, haproxy, slowhttptest, ss present"; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.
@@ -80,12 +83,17 @@ build: build-lib build-demo
 build-lib:
 	$(SWIFT) build
 
+# SwiftPM keeps the demo's build plan while its own manifest is unchanged, and does not see a file
+# added to the library it depends on by path ("cannot find 'X' in scope" after a pull): the plan is
+# dropped first, which costs a second or two.
 build-demo:
+	rm -f $(DEMO)/.build/*/$(TEST_CONFIG)/description.json
 	$(DEMO_TEST_BUILD) --product cat-service
 
 # run: a release cat-service in the foreground; Ctrl-C stops it gracefully.
 # Override the address with `make run RUN_HOST=0.0.0.0 RUN_PORT=9000`.
 run: deps
+	rm -f $(RUN_SCRATCH)/*/$(RUN_CONFIG)/description.json
 	$(DEMO_RUN_BUILD) --product cat-service
 	exec "$$($(DEMO_RUN_BUILD) --show-bin-path)/cat-service" --host $(RUN_HOST) --port $(RUN_PORT)
 

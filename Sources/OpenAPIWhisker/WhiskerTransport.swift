@@ -62,6 +62,9 @@ public struct WhiskerTransport: ServerTransport {
             } catch {
                 // A body the connection refused (and answered) while the generated code read it.
                 if let refused = (error as? ServerError)?.underlyingError as? RequestBodyError, refused.rejection != nil { throw refused }
+                // The request was ended under the handler (a reset stream, a body too slow, a
+                // closed connection): there is nobody to answer, and nothing failed to log.
+                if Task.isCancelled { throw CancellationError() }
                 guard let convertible = error as? any HTTPResponseConvertible else { throw error }
                 return Self.response(for: convertible, error: error, request: request.head, logger: logger)
             }

@@ -7,14 +7,19 @@ import Logging
 extension HTTP2Connection {
     /// The deadline that applies now (see ``HTTP2ConnectionState/deadline(_:writeBlockedSince:hasStreams:)``).
     private func currentDeadline() -> (kind: HTTP2ConnectionState.Deadline, deadline: DispatchTime)? {
-        state.deadline(context.configuration.timeouts, writeBlockedSince: socket.writeBlockedSince, hasStreams: !streams.isEmpty)
+        state.deadline(
+            context.configuration.timeouts, writeBlockedSince: socket.writeBlockedSince, hasStreams: !streams.isEmpty,
+            writeBacklog: socket.writeBacklog, minResponseRate: context.configuration.limits.minResponseRate)
     }
 
     /// How often open streams are looked at, at the least: each stream's own deadline is exact,
     /// but a stream that starts waiting is noticed at the next check.
     var streamCheckInterval: Duration {
         let timeouts = context.configuration.timeouts
-        return min(timeouts.requestBody, timeouts.write)
+        let interval = min(timeouts.requestBody, timeouts.write)
+        // A body's minimum rate first counts at the end of its grace period.
+        guard let grace = context.configuration.limits.minRequestBodyRate?.gracePeriod else { return interval }
+        return min(interval, grace)
     }
 
     func updateTimer() {
@@ -25,8 +30,11 @@ extension HTTP2Connection {
         guard let (kind, deadline) = currentDeadline(), timer.isDue(deadline) else { return }
         switch kind {
         case .writeStall:
-            logger.info("HTTP/2 write stalled; closing", metadata: ["peer": "\(socket.peer)"])
-            socket.close()
+            logger.info("HTTP/2 write stalled; resetting the connection", metadata: ["peer": "\(socket.peer)"])
+            socket.abort()
+        case .slowRead:
+            logger.info("HTTP/2 client reads too slowly; resetting the connection", metadata: ["peer": "\(socket.peer)", "minimum": "\(context.configuration.limits.minResponseRate.map(\.description) ?? "-")"])
+            socket.abort()
         case .preface:
             logger.info("no HTTP/2 preface after Upgrade: h2c; closing", metadata: ["peer": "\(socket.peer)"])
             socket.close()
@@ -62,6 +70,13 @@ extension HTTP2Connection {
                     continue
                 }
                 next = min(next, deadline)
+                if let rate = context.configuration.limits.minRequestBodyRate, let slow = stream.bodyRate.deadline(rate) {
+                    if slow <= now {
+                        reject(HTTPRejection(.requestTimeout, "request body slower than \(rate)"), id: id, stream: stream)
+                        continue
+                    }
+                    next = min(next, slow)
+                }
             }
             if stream.isResponseComplete, !stream.isRequestComplete, stream.body == nil, !stream.isStopRequested {
                 // Draining a body after an early response: a stall ends it.

@@ -48,6 +48,9 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         /// Body bytes received but not yet read by the handler: the window they hold is given
         /// back when they are read, or when the stream ends.
         var unconsumedBytes = 0
+        /// The body's arrival, timed while the handler has read all that came (see
+        /// ``WhiskerServer/Limits/minRequestBodyRate``).
+        var bodyRate = DataRateClock()
         /// The last time body bytes arrived or the handler read some (for the request-body timeout).
         var bodyActivityAt = DispatchTime.now()
         /// Body bytes read and dropped since the response completed with the request still open.
@@ -176,6 +179,8 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
                     return
                 }
                 stream.unconsumedBytes += bytes.count
+                stream.bodyRate.add(bytes.count)
+                stream.bodyRate.pause(now: stream.bodyActivityAt)
                 _ = body.push(bytes[...])
             } else {
                 // Nobody reads this stream's body any more: give the window back at once, and
@@ -188,6 +193,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
                 }
             }
         case .endStream(let id):
+            streams[id]?.bodyRate.pause(now: .now())
             streams[id]?.isRequestComplete = true
             streams[id]?.body?.finish(error: nil)
         case .streamClosed(let id, _):
@@ -206,6 +212,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     private func open(_ id: Int32, isRequestComplete: Bool = false) -> HTTP2Stream {
         let stream = HTTP2Stream()
         stream.isRequestComplete = isRequestComplete
+        if !isRequestComplete { stream.bodyRate.start(now: stream.bodyActivityAt) }
         streams[id] = stream
         state.streamOpened(now: .now(), checkInterval: streamCheckInterval)
         return stream
@@ -307,6 +314,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         guard !state.isClosed, let stream = streams[streamID] else { return }
         stream.unconsumedBytes -= count
         stream.bodyActivityAt = .now()
+        if stream.unconsumedBytes == 0 { stream.bodyRate.start(now: stream.bodyActivityAt) }
         session.consume(streamID: streamID, count: count)
         flush()
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import WhiskerCore
+import WhiskerSockets
 
 /// What an HTTP/2 connection does next at the connection level, without I/O: the graceful
 /// shutdown's two GOAWAYs (RFC 9113 §6.8), holding output until an upgraded client's preface,
@@ -10,6 +11,8 @@ struct HTTP2ConnectionState {
     enum Deadline: Equatable {
         /// A socket write that makes no progress.
         case writeStall
+        /// A client that reads slower than ``WhiskerServer/Limits/minResponseRate``.
+        case slowRead
         /// After `Upgrade: h2c`, the client's preface.
         case preface
         /// The final GOAWAY, for a client that does not acknowledge the shutdown notice's PING.
@@ -83,9 +86,19 @@ struct HTTP2ConnectionState {
     /// The deadline that applies now: a stalled write; an upgraded client's preface; the final
     /// GOAWAY of a shutdown whose PING is not acknowledged; with no stream open, the idle
     /// timeout; else the next check of the open streams.
-    func deadline(_ timeouts: WhiskerServer.Timeouts, writeBlockedSince: DispatchTime?, hasStreams: Bool) -> (Deadline, DispatchTime)? {
+    func deadline(
+        _ timeouts: WhiskerServer.Timeouts, writeBlockedSince: DispatchTime?, hasStreams: Bool,
+        writeBacklog: WriteBacklog? = nil, minResponseRate: MinimumDataRate? = nil
+    ) -> (Deadline, DispatchTime)? {
         guard !isClosed else { return nil }
-        if let writeBlockedSince { return (.writeStall, writeBlockedSince.adding(timeouts.write)) }
+        if let writeBlockedSince {
+            let stall = writeBlockedSince.adding(timeouts.write)
+            if let minResponseRate, let writeBacklog {
+                let slow = minResponseRate.deadline(start: writeBacklog.since, bytes: Int64(writeBacklog.bytesSent))
+                if slow < stall { return (.slowRead, slow) }
+            }
+            return (.writeStall, stall)
+        }
         if let outputHeldSince { return (.preface, outputHeldSince.adding(timeouts.requestHeader)) }
         if let shutdownNoticeSentAt, !isFinalGoAwaySent { return (.finalGoAway, shutdownNoticeSentAt.adding(Self.finalGoAwayDelay)) }
         if !hasStreams {

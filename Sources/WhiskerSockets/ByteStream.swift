@@ -18,6 +18,10 @@ public protocol ByteStream: AnyObject {
     var onClose: (() -> Void)? { get set }
     /// Since when queued bytes have been waiting for the peer to take more; `nil` while writes flow.
     var writeBlockedSince: DispatchTime? { get }
+    /// Since when queued bytes have kept waiting for the peer without a break, and how many it
+    /// took meanwhile: how fast a peer that holds writes back reads (for a minimum rate of reading
+    /// responses). `nil` while writes flow.
+    var writeBacklog: WriteBacklog? { get }
     /// True while the stream is still setting itself up with the peer before any application byte
     /// can flow (a TLS handshake); the connection above then holds it to a handshake deadline
     /// instead of the idle one. A plain socket never is.
@@ -51,6 +55,10 @@ public protocol ByteStream: AnyObject {
     func closeAfterFlush(linger: DispatchTimeInterval)
     /// Closes now; queued writes fail.
     func close()
+    /// Closes now with a reset (RST): what is queued, in the process or in the kernel, is dropped.
+    /// For a peer that does not read: a plain close leaves the kernel delivering the queued bytes
+    /// to it for minutes after the connection is gone from the server.
+    func abort()
 }
 
 /// The outcome of one ``ByteStream/read(into:)``.
@@ -63,7 +71,27 @@ public enum ReadResult: Equatable, Sendable {
     case wouldBlock
 }
 
+/// A peer that keeps queued bytes waiting: since when, and how many bytes it took since.
+public struct WriteBacklog: Sendable, Equatable {
+    /// When the queued bytes began to wait (progress since does not move it).
+    public var since: DispatchTime
+    /// The bytes the peer took since then.
+    public var bytesSent: Int
+
+    /// A backlog that began at `since`, with `bytesSent` taken since.
+    public init(since: DispatchTime, bytesSent: Int) {
+        self.since = since
+        self.bytesSent = bytesSent
+    }
+}
+
 extension ByteStream {
+    /// A stream that does not measure its backlog.
+    public var writeBacklog: WriteBacklog? { nil }
+
+    /// A stream with no reset of its own closes.
+    public func abort() { close() }
+
     /// A stream with no handshake of its own.
     public var isHandshaking: Bool { false }
 

@@ -45,6 +45,8 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     /// Since when queued bytes have been waiting for the kernel to take more (the last time a
     /// blocked write made progress); `nil` while writes are not blocked.
     public private(set) var writeBlockedSince: DispatchTime?
+    /// Since when queued bytes have waited without a break, and the bytes the peer took since.
+    public private(set) var writeBacklog: WriteBacklog?
 
     /// Called when a queued write has reached the kernel (`nil`) or failed.
     public typealias WriteCompletion = (SocketError?) -> Void
@@ -209,7 +211,10 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
                 waitToWrite()
                 return
             }
-            if isWaitingToWrite && written > 0 { writeBlockedSince = .now() }
+            if isWaitingToWrite && written > 0 {
+                writeBlockedSince = .now()
+                writeBacklog?.bytesSent += written
+            }
             while written > 0 || (pendingHead < pending.count && pending[pendingHead].bytes.isEmpty) {
                 let count = pending[pendingHead].bytes.count
                 if written >= count {
@@ -258,7 +263,9 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     private func waitToWrite() {
         guard !isWaitingToWrite else { return }
         isWaitingToWrite = true
-        writeBlockedSince = .now()
+        let now = DispatchTime.now()
+        writeBlockedSince = now
+        writeBacklog = WriteBacklog(since: now, bytesSent: 0)
         updateInterest()
     }
 
@@ -266,6 +273,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         guard isWaitingToWrite else { return }
         isWaitingToWrite = false
         writeBlockedSince = nil
+        writeBacklog = nil
         updateInterest()
     }
 
@@ -311,6 +319,16 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         if budget <= 0 { close() }
     }
 
+    /// Closes now with a reset: `SO_LINGER` of zero makes the kernel drop what it still holds for
+    /// the peer and send RST, instead of delivering it to a peer that does not read.
+    public func abort() {
+        assertOnQueue()
+        guard !isClosed else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
+    }
+
     /// Closes now: queued writes fail, the descriptor leaves the worker's epoll set and is closed.
     /// Calls ``onClose`` once.
     public func close() {
@@ -329,6 +347,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         pendingHead = 0
         isWaitingToWrite = false
         writeBlockedSince = nil
+        writeBacklog = nil
         if isRegistered {
             isRegistered = false
             worker.deregister(fd)

@@ -40,6 +40,7 @@ public final class TLSStream: ByteStream {
     public var peer: SocketAddress { socket.peer }
     public var isClosed: Bool { socket.isClosed }
     public var writeBlockedSince: DispatchTime? { socket.writeBlockedSince }
+    public var writeBacklog: WriteBacklog? { socket.writeBacklog }
     public var onClose: (() -> Void)? {
         get { socket.onClose }
         set { socket.onClose = newValue }
@@ -145,6 +146,8 @@ public final class TLSStream: ByteStream {
     }
 
     public func close() { socket.close() }
+
+    public func abort() { socket.abort() }
 
     private func sendOutput() {
         if let output = session.takeOutput() { socket.write(output[...], flush: true, completion: nil) }

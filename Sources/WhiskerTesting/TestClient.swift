@@ -163,6 +163,16 @@ public final class TestClient: @unchecked Sendable {
         }
     }
 
+    /// Whether the server has sent something (or closed) that a read would return now, without
+    /// waiting: for a client that keeps sending and must notice the server's answer between sends.
+    public func hasBytesToRead() async throws -> Bool {
+        try await onQueue { client in
+            if !client.buffer.isEmpty { return true }
+            var descriptor = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+            return Glibc.poll(&descriptor, 1, 0) > 0
+        }
+    }
+
     /// Closes the socket now, as a client that goes away mid-request.
     public func close() async throws {
         try await onQueue { client in

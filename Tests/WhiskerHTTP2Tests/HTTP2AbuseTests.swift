@@ -124,6 +124,33 @@ import WhiskerTesting
     /// A response complete before its request body is: the stream stays open and the body is
     /// read and dropped (as HTTP/1.1 drains it), until it stalls for the request-body timeout;
     /// then RST_STREAM(NO_ERROR) right after the response's END_STREAM (RFC 9113 §8.1).
+    /// A body trickled in 10-byte DATA frames every 50 ms (200 bytes/s) against a minimum of
+    /// 1,000 bytes/s after 0.3 s: 408 on the stream long before the 30 s stall timeout, and the
+    /// connection serves on.
+    @Test func slowBody_Gets408_AfterTheGracePeriod() async throws {
+        let server = makeHTTP2Server {
+            $0.limits.minRequestBodyRate = MinimumDataRate(bytesPerSecond: 1_000, gracePeriod: .milliseconds(300))
+        }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            let (socket, reader) = try await connect(to: address)
+            let head = HPACK.request(method: "POST", path: "/echo", fields: [("content-length", "100000")])
+            try await send([.headers(streamID: 1, block: head, endStream: false)], over: socket)
+            let started = ContinuousClock.now
+            for _ in 0..<100 {
+                try await send([.data(streamID: 1, bytes: Array(repeating: 0x61, count: 10), endStream: false)], over: socket)
+                if try await socket.hasBytesToRead() {
+                    reader.receive(try await socket.receiveSome())
+                    if reader.status(1) != nil { break }
+                }
+                try await Task.sleep(for: .milliseconds(50))  // the slow client's pace, not a synchronisation
+            }
+            #expect(reader.status(1) == "408")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            try await expectServedOn(socket, reader)
+        }
+    }
+
     @Test func responseBeforeTheBodyEnds_DrainsIt_ThenStopsItWhenItStalls() async throws {
         let server = makeHTTP2Server { $0.timeouts.requestBody = .milliseconds(500) }
         try server.register(method: .post, path: "/ignore") { _ in Response(status: .ok, body: .init(string: "ignored")) }

@@ -5,7 +5,9 @@ import Logging
 extension HTTP1Connection {
     /// The deadline that applies in the current state, if any (see ``HTTP1ConnectionState/deadline(_:isHandshaking:writeBlockedSince:)``).
     private func currentDeadline() -> (HTTP1ConnectionState.Deadline, DispatchTime)? {
-        state.deadline(context.configuration.timeouts, isHandshaking: socket.isHandshaking, writeBlockedSince: socket.writeBlockedSince)
+        state.deadline(
+            context.configuration.timeouts, isHandshaking: socket.isHandshaking, writeBlockedSince: socket.writeBlockedSince,
+            writeBacklog: socket.writeBacklog, limits: context.configuration.limits)
     }
 
     func updateTimer() {
@@ -25,19 +27,30 @@ extension HTTP1Connection {
         case .requestHeader:
             reject(HTTPRejection(.requestTimeout, "request header not received within \(context.configuration.timeouts.requestHeader)"))
         case .requestBody:
-            guard let exchange else { return }
-            exchange.task?.cancel()
-            exchange.body?.finish(error: RequestBodyError.rejected(HTTPRejection(.requestTimeout, "request body stalled")))
-            if exchange.framing != nil {
-                logger.info("request body stalled after the response started; closing", metadata: metadata)
-                close()
-            } else {
-                reject(HTTPRejection(.requestTimeout, "request body stalled for \(context.configuration.timeouts.requestBody)"))
-            }
+            requestBodyTooSlow("request body stalled for \(context.configuration.timeouts.requestBody)")
+        case .slowRequestBody:
+            requestBodyTooSlow("request body slower than \(context.configuration.limits.minRequestBodyRate.map(\.description) ?? "the minimum rate")")
         case .write:
-            logger.info("response write stalled; closing", metadata: metadata)
+            logger.info("response write stalled; resetting the connection", metadata: metadata)
             exchange?.task?.cancel()
+            abort()
+        case .slowRead:
+            logger.info("client reads the response too slowly; resetting the connection", metadata: ["peer": "\(socket.peer)", "minimum": "\(context.configuration.limits.minResponseRate.map(\.description) ?? "-")"])
+            exchange?.task?.cancel()
+            abort()
+        }
+    }
+
+    /// The request body does not come, or comes too slowly: 408, or a close once the response started.
+    private func requestBodyTooSlow(_ reason: String) {
+        guard let exchange else { return }
+        exchange.task?.cancel()
+        exchange.body?.finish(error: RequestBodyError.rejected(HTTPRejection(.requestTimeout, reason)))
+        if exchange.framing != nil {
+            logger.info("\(reason) after the response started; closing", metadata: ["peer": "\(socket.peer)"])
             close()
+        } else {
+            reject(HTTPRejection(.requestTimeout, reason))
         }
     }
 }

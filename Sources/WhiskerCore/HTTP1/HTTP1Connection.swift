@@ -303,6 +303,12 @@ final class HTTP1Connection: ConnectionHandler {
         socket.close()
     }
 
+    /// Closes now with a reset, dropping what waits for a peer that does not read.
+    func abort() {
+        state.closing()
+        socket.abort()
+    }
+
     /// Graceful shutdown: a busy connection finishes its response with `Connection: close` (or
     /// closes right after it, if the head already went out). An idle one first reads what the
     /// client may have sent since the last read event, so a request already on its way (or half

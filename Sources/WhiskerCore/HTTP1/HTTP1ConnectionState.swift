@@ -1,4 +1,5 @@
 import Dispatch
+import WhiskerSockets
 
 /// What an HTTP/1.1 connection does next, without any I/O: keep-alive, one exchange at a time
 /// (pipelined requests wait in the read buffer), `100 Continue`, draining a body nobody reads,
@@ -63,6 +64,10 @@ struct HTTP1ConnectionState {
         case write
         /// Body bytes the handler waits for.
         case requestBody
+        /// A request body arriving slower than ``WhiskerServer/Limits/minRequestBodyRate``.
+        case slowRequestBody
+        /// A response read slower than ``WhiskerServer/Limits/minResponseRate``.
+        case slowRead
         /// The rest of a request head whose first bytes arrived.
         case requestHeader
         /// The next request on a keep-alive connection.
@@ -78,6 +83,8 @@ struct HTTP1ConnectionState {
     private var lastReadAt: DispatchTime
     private var headStartedAt: DispatchTime?
     private var idleSince: DispatchTime
+    /// The current request body's arrival, timed while the connection waits for it.
+    private var bodyRate = DataRateClock()
 
     /// How much of a body nobody will read is read and dropped to keep the connection.
     let drainAllowance: Int64
@@ -109,7 +116,7 @@ struct HTTP1ConnectionState {
 
     /// A request head was parsed: its exchange starts; returns its id. Its body, even an absent
     /// one, is complete at ``bodyEnded()``, which the parser reports for every request.
-    mutating func headReceived(keepAlive: Bool, expectsContinue: Bool, framing: BodyFraming) -> UInt64 {
+    mutating func headReceived(keepAlive: Bool, expectsContinue: Bool, framing: BodyFraming, now: DispatchTime = .now()) -> UInt64 {
         exchangeCount &+= 1
         let remaining: Int64? = switch framing {
         case .none: 0
@@ -120,17 +127,33 @@ struct HTTP1ConnectionState {
             id: exchangeCount, requestKeepsAlive: keepAlive, expectsContinue: expectsContinue,
             remainingBodyBytes: remaining)
         headStartedAt = nil
+        bodyRate = DataRateClock()
+        updateBodyRate(now: now)
         return exchangeCount
     }
 
+    /// Whether the connection waits for body bytes from the client now: the body is not complete,
+    /// the handler's buffer has room, and the client is not waiting for `100 Continue`.
+    private var isWaitingForBody: Bool {
+        guard !isClosing, let exchange else { return false }
+        return !exchange.isBodyComplete && !exchange.isBodyPaused && !(exchange.expectsContinue && !exchange.isContinueSent)
+    }
+
+    /// Times the body's arrival only while the connection waits for it.
+    private mutating func updateBodyRate(now: DispatchTime) {
+        if isWaitingForBody { bodyRate.start(now: now) } else { bodyRate.pause(now: now) }
+    }
+
     /// `count` body bytes were parsed; `accepted` false when the handler's buffer is full (reading pauses).
-    mutating func bodyReceived(_ count: Int, accepted: Bool) {
+    mutating func bodyReceived(_ count: Int, accepted: Bool, now: DispatchTime = .now()) {
         guard var current = exchange else { return }
         if let remaining = current.remainingBodyBytes, current.isBodyComplete == false {
             current.remainingBodyBytes = remaining - Int64(count)
         }
         if !accepted { current.isBodyPaused = true }
         exchange = current
+        bodyRate.add(count)
+        updateBodyRate(now: now)
     }
 
     /// The request body ended; true when the response is already written, so the exchange is over.
@@ -139,6 +162,7 @@ struct HTTP1ConnectionState {
         current.isBodyComplete = true
         current.remainingBodyBytes = 0
         exchange = current
+        bodyRate.pause(now: .now())
         return current.isResponseComplete
     }
 
@@ -157,6 +181,7 @@ struct HTTP1ConnectionState {
             lastReadAt = now
         }
         exchange = current
+        updateBodyRate(now: now)
         return sendContinue
     }
 
@@ -195,12 +220,13 @@ struct HTTP1ConnectionState {
 
     /// The last byte of exchange `id`'s response reached the socket; `keptAlive` is what
     /// ``responseStarting(id:)`` answered.
-    mutating func responseWritten(id: UInt64, keptAlive: Bool) -> AfterResponse? {
+    mutating func responseWritten(id: UInt64, keptAlive: Bool, now: DispatchTime = .now()) -> AfterResponse? {
         guard !isClosing, var current = exchange, current.id == id else { return nil }
         current.isResponseComplete = true
         // Nobody will read the rest of this body: it is dropped as it arrives, never paused.
         if !current.isBodyComplete { current.isBodyPaused = false }
         exchange = current
+        updateBodyRate(now: now)
         if !keptAlive {
             isClosing = true
             return .close
@@ -250,17 +276,32 @@ struct HTTP1ConnectionState {
     ///   - isHandshaking: The stream is still setting itself up (TLS): the handshake deadline
     ///     from the accept.
     ///   - writeBlockedSince: Since when queued bytes wait for the peer, if they do.
-    func deadline(_ timeouts: WhiskerServer.Timeouts, isHandshaking: Bool, writeBlockedSince: DispatchTime?) -> (Deadline, DispatchTime)? {
+    ///   - writeBacklog: How fast the peer has taken bytes since they began to wait.
+    ///   - limits: The minimum rates of a request body and of reading a response.
+    func deadline(
+        _ timeouts: WhiskerServer.Timeouts, isHandshaking: Bool, writeBlockedSince: DispatchTime?,
+        writeBacklog: WriteBacklog? = nil, limits: WhiskerServer.Limits? = nil
+    ) -> (Deadline, DispatchTime)? {
         guard !isClosing else { return nil }
         // No exchange or idle period has started during a handshake: idleSince is the accept.
         if isHandshaking { return (.handshake, idleSince.adding(timeouts.tlsHandshake)) }
-        if let writeBlockedSince { return (.write, writeBlockedSince.adding(timeouts.write)) }
-        if let exchange {
-            guard !exchange.isBodyComplete, !exchange.isBodyPaused else { return nil }
-            if exchange.expectsContinue && !exchange.isContinueSent { return nil }
-            return (.requestBody, lastReadAt.adding(timeouts.requestBody))
+        if let writeBlockedSince {
+            let stall = (Deadline.write, writeBlockedSince.adding(timeouts.write))
+            guard let rate = limits?.minResponseRate, let writeBacklog else { return stall }
+            return Self.earlier(stall, (.slowRead, rate.deadline(start: writeBacklog.since, bytes: Int64(writeBacklog.bytesSent))))
+        }
+        if exchange != nil {
+            guard isWaitingForBody else { return nil }
+            let stall = (Deadline.requestBody, lastReadAt.adding(timeouts.requestBody))
+            guard let rate = limits?.minRequestBodyRate, let slow = bodyRate.deadline(rate) else { return stall }
+            return Self.earlier(stall, (.slowRequestBody, slow))
         }
         if let headStartedAt { return (.requestHeader, headStartedAt.adding(timeouts.requestHeader)) }
         return (.idle, idleSince.adding(timeouts.idle))
+    }
+
+    /// Of two deadlines, the one that comes first (the first given on a tie).
+    static func earlier(_ first: (Deadline, DispatchTime), _ second: (Deadline, DispatchTime)) -> (Deadline, DispatchTime) {
+        second.1 < first.1 ? second : first
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 @testable import WhiskerCore
+import WhiskerSockets
 
 /// ``HTTP1ConnectionState`` alone: the events a connection reports, in order, and what it is told
 /// to do. No socket, no clock: times are made up.
@@ -176,5 +177,52 @@ import Testing
         #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil)! == (.idle, at(5).adding(timeouts.idle)))
         state.closing()
         #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil) == nil)
+    }
+
+    // MARK: Minimum data rates
+
+    /// A body that trickles: past the grace period the rate's deadline comes before the stall's,
+    /// and each byte moves it by 1/rate. Time the handler's full buffer holds the body back is not counted.
+    @Test func slowRequestBody_MeetsTheRateDeadline_AndPausesAreNotCounted() {
+        var limits = WhiskerServer.Limits()
+        limits.minRequestBodyRate = MinimumDataRate(bytesPerSecond: 100, gracePeriod: .seconds(5))
+        var state = HTTP1ConnectionState(now: start)
+        state.bytesArrived(now: start)
+        _ = state.headReceived(keepAlive: true, expectsContinue: false, framing: .length(10_000), now: start)
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.slowRequestBody, at(5)))
+        state.bytesArrived(now: at(2))
+        state.bodyReceived(200, accepted: true, now: at(2))
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.slowRequestBody, at(7)), "200 bytes buy 2 s")
+        state.bodyReceived(100, accepted: false, now: at(3))
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits) == nil, "a full buffer: the client is not the one waited on")
+        _ = state.bodyDemanded(id: 1, now: at(13))
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.slowRequestBody, at(18)), "the 10 s paused are not counted: 3 s used, 300 bytes bought 3 s")
+        limits.minRequestBodyRate = nil
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.requestBody, at(13).adding(timeouts.requestBody)), "without a minimum, only the stall")
+    }
+
+    /// A client waiting for `100 Continue` is not timed until the handler asks for the body.
+    @Test func slowRequestBody_IsNotTimedBefore100Continue() {
+        var limits = WhiskerServer.Limits()
+        limits.minRequestBodyRate = MinimumDataRate(bytesPerSecond: 100, gracePeriod: .seconds(5))
+        var state = HTTP1ConnectionState(now: start)
+        let id = state.headReceived(keepAlive: true, expectsContinue: true, framing: .length(10_000), now: start)
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits) == nil)
+        #expect(result(state.bodyDemanded(id: id, now: at(20))) == true)
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.slowRequestBody, at(25)))
+    }
+
+    /// A response the client reads slowly: the rate counts from when bytes began to wait, with
+    /// what the client took since; the stall deadline still applies to a client that takes nothing.
+    @Test func slowRead_MeetsTheRateDeadline() {
+        var limits = WhiskerServer.Limits()
+        limits.minResponseRate = MinimumDataRate(bytesPerSecond: 1000, gracePeriod: .seconds(5))
+        let state = HTTP1ConnectionState(now: start)
+        let backlog = WriteBacklog(since: at(1), bytesSent: 2_000)
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: at(9), writeBacklog: backlog, limits: limits)! == (.slowRead, at(8)))
+        let fast = WriteBacklog(since: at(1), bytesSent: 100_000_000)
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: at(9), writeBacklog: fast, limits: limits)! == (.write, at(9).adding(timeouts.write)))
+        limits.minResponseRate = nil
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: at(9), writeBacklog: backlog, limits: limits)! == (.write, at(9).adding(timeouts.write)))
     }
 }

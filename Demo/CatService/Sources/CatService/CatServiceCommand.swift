@@ -170,6 +170,12 @@ struct CatServiceCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-request-body-size"), help: ArgumentHelp("The largest request body; larger gets 413. (default: 16777216; env: CAT_SERVICE_MAX_REQUEST_BODY_SIZE)", valueName: "bytes"))
     var maxRequestBodySize: Int?
 
+    @Option(name: .customLong("min-request-body-rate"), help: ArgumentHelp("The slowest a client may send a request body, after a 5 s grace period; slower gets 408 (slow POST). 0: no minimum. (default: 240; env: CAT_SERVICE_MIN_REQUEST_BODY_RATE)", valueName: "bytes/s"))
+    var minRequestBodyRate: Int?
+
+    @Option(name: .customLong("min-response-rate"), help: ArgumentHelp("The slowest a client may read a response, after a 5 s grace period; slower is closed (slow read). 0: no minimum. (default: 240; env: CAT_SERVICE_MIN_RESPONSE_RATE)", valueName: "bytes/s"))
+    var minResponseRate: Int?
+
     @Option(name: .customLong("tls-handshake-timeout"), help: ArgumentHelp("How long an HTTPS client may take to complete its TLS handshake; then the connection is closed. (default: 10; env: CAT_SERVICE_TLS_HANDSHAKE_TIMEOUT)", valueName: "seconds"))
     var tlsHandshakeTimeout: Double?
 

@@ -61,6 +61,12 @@ struct Settings {
         if let size = try Self.number(command.maxRequestBodySize, flag: "--max-request-body-size", variable: "CAT_SERVICE_MAX_REQUEST_BODY_SIZE", in: variables, range: 0...Int.max) {
             limits.maxRequestBodySize = Int64(size)
         }
+        func rate(_ given: Int?, _ flag: String, _ variable: String, default value: MinimumDataRate?) throws -> MinimumDataRate? {
+            guard let bytes = try Self.number(given, flag: flag, variable: variable, in: variables, range: 0...Int.max) else { return value }
+            return bytes == 0 ? nil : MinimumDataRate(bytesPerSecond: Double(bytes))
+        }
+        limits.minRequestBodyRate = try rate(command.minRequestBodyRate, "--min-request-body-rate", "CAT_SERVICE_MIN_REQUEST_BODY_RATE", default: limits.minRequestBodyRate)
+        limits.minResponseRate = try rate(command.minResponseRate, "--min-response-rate", "CAT_SERVICE_MIN_RESPONSE_RATE", default: limits.minResponseRate)
         func seconds(_ given: Double?, _ flag: String, _ variable: String, default value: Duration) throws -> Duration {
             try Self.seconds(given, flag: flag, variable: variable, in: variables) ?? value
         }
