@@ -25,14 +25,19 @@ let package = Package(
     dependencies: [
         .package(name: "whisker", path: ".."),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        // What the targets share: reading the fuzzer's bytes (split points, small numbers).
+        // What the targets share: reading the fuzzer's bytes (split points, small numbers), and the
+    // harness that drives a real connection over an in-memory stream.
         .target(
             name: "FuzzSupport",
             dependencies: [
                 .product(name: "WhiskerCore", package: "whisker"),
+                .product(name: "WhiskerSockets", package: "whisker"),
+                .product(name: "WhiskerTesting", package: "whisker"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         fuzzTarget("FuzzHTTP1Parser", ["WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
@@ -40,5 +45,7 @@ let package = Package(
         fuzzTarget("FuzzH2CUpgrade", ["WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
         fuzzTarget("FuzzByteRanges", ["WhiskerCore"]),
         fuzzTarget("FuzzHTTP2Session", ["WhiskerHTTP2", "WhiskerCore"]),
+        fuzzTarget("FuzzHTTP1Connection", ["WhiskerCore"]),
+        fuzzTarget("FuzzHTTP2Connection", ["WhiskerHTTP2", "WhiskerCore"]),
     ]
 )

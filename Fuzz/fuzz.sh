@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 if ! command -v swift >/dev/null; then export PATH="$PATH:/opt/swift/usr/bin"; fi
 
-ALL_TARGETS=(FuzzHTTP1Parser FuzzRouter FuzzH2CUpgrade FuzzByteRanges FuzzHTTP2Session)
+ALL_TARGETS=(FuzzHTTP1Parser FuzzRouter FuzzH2CUpgrade FuzzByteRanges FuzzHTTP2Session FuzzHTTP1Connection FuzzHTTP2Connection)
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-5}"
 FUZZ_RSS_MB="${FUZZ_RSS_MB:-2048}"
@@ -29,7 +29,7 @@ max_len() {
     case "$1" in
         FuzzRouter) echo 2048 ;;
         FuzzByteRanges) echo 512 ;;
-        FuzzHTTP2Session) echo 8192 ;;
+        FuzzHTTP2Session | FuzzHTTP2Connection | FuzzHTTP1Connection) echo 8192 ;;
         *) echo 4096 ;;
     esac
 }
@@ -42,6 +42,9 @@ max_len() {
 BUILD_FLAGS=(-c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address -Xswiftc -enable-testing)
 
 build() {
+    # SwiftPM keeps this package's build plan while its manifest is unchanged and misses files
+    # added to Whisker, which it reads by path: the plan is dropped first (see the Makefile's build-demo).
+    rm -f .build/*/release/description.json
     echo "fuzz: swift build --package-path Fuzz ${BUILD_FLAGS[*]}"
     $NICE swift build --package-path . "${BUILD_FLAGS[@]}"
 }

@@ -251,6 +251,29 @@ H2 = [
     ("trailers", h2(0, 59, headers(1, request("POST", "/echo"), end_stream=False) + data(1, b"abc") + headers(1, literal("x-trailer", "t"))),),
 ]
 
+# --- The real connections (ConnectionHarness): 4 seed bytes then the wire (HTTP/1.1); one settings
+# byte, 4 seed bytes, then what follows the preface (HTTP/2). The session's frame sequences, and
+# requests for the harness's gated, streamed and endless routes.
+
+def h2_connection(seed_entry):
+    flags, wire = seed_entry[0], seed_entry[4:]
+    return bytes([(flags >> 3) & 3]) + struct.pack("<I", seed_entry[1] | seed_entry[2] << 8) + wire
+
+
+H2_CONNECTION = [(name, h2_connection(seed[0])) for name, *seed in H2] + [
+    ("gates", bytes([0]) + struct.pack("<I", 61) + b"".join(headers(2 * i + 1, request(path=p)) for i, p in enumerate(["/gate", "/stream", "/events", "/gate", "/hello"]))),
+    ("events-reset", bytes([1]) + struct.pack("<I", 63) + headers(1, request(path="/events")) + frame(8, 0, 1, struct.pack(">I", 0x7FFFFFFF))
+                     + headers(3, request(path="/events")) + frame(3, 0, 3, struct.pack(">I", 8))),
+    ("echo-slow", bytes([2]) + struct.pack("<I", 65) + headers(1, request("POST", "/echo"), end_stream=False) + b"".join(data(1, b"z" * 40) for _ in range(8)) + data(1, b"", True)),
+]
+
+H1_CONNECTION = [(name, struct.pack("<I", 7 + i) + wire.encode("latin-1")) for i, (name, _, _, wire) in enumerate(H1)] + [
+    ("gates", struct.pack("<I", 71) + b"GET /gate HTTP/1.1\r\nHost: x\r\n\r\nGET /stream HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("events", struct.pack("<I", 73) + b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("echo-chunked", struct.pack("<I", 75) + b"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n0\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("upgrade", struct.pack("<I", 77) + b"GET /hello HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABk\r\n\r\n"),
+]
+
 # --- Dictionaries (libFuzzer -dict=): tokens the targets' formats are made of.
 
 H1_DICT = [
@@ -307,3 +330,7 @@ if __name__ == "__main__":
     dictionary("FuzzByteRanges", RANGES_DICT)
     dictionary("FuzzH2CUpgrade", H2C_DICT)
     dictionary("FuzzHTTP2Session", H2_DICT)
+    write("FuzzHTTP1Connection", H1_CONNECTION)
+    write("FuzzHTTP2Connection", H2_CONNECTION)
+    dictionary("FuzzHTTP1Connection", H1_DICT + ["/gate", "/stream", "/events"])
+    dictionary("FuzzHTTP2Connection", H2_DICT + [b"/gate", b"/stream", b"/events"])

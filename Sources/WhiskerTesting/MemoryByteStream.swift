@@ -34,8 +34,13 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
     }
 
     /// A stream on a worker of its own, from `peer`.
-    public init(peer: SocketAddress? = nil) throws {
-        self.worker = try IOWorker(label: "whisker.memory-stream")
+    public convenience init(peer: SocketAddress? = nil) throws {
+        try self.init(worker: IOWorker(label: "whisker.memory-stream"), peer: peer)
+    }
+
+    /// A stream on `worker`, shared with other streams (a fuzz target makes one stream per input).
+    public init(worker: IOWorker, peer: SocketAddress? = nil) throws {
+        self.worker = worker
         self.peer = try peer ?? SocketAddress(host: "127.0.0.1", port: 40000)
     }
 
@@ -87,6 +92,9 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
             }
         }
     }
+
+    /// Everything the connection wrote so far. Read it on ``queue``.
+    public var written: [UInt8] { output }
 
     /// Waits until the stream is closed and returns everything the connection wrote.
     public func receivedUntilClose() async -> [UInt8] { await received { _ in false } }

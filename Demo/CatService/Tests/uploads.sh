@@ -69,8 +69,13 @@ check_eq "refused: 413" 413 "$STATUS"
 check_contains "... by the ratio" "request body decodes to more than 200 times its coded size" "$(cat "$BODY")"
 check_match "the access log says 413 for the bomb (the answer sent)" 'status=413 ' "$(wait_for_line 'POST /api/census 413$' "$SERVER_ERR")"
 check_eq "... and no refused body is logged as the handler's failure (500)" "" "$(grep 'POST /api/census 500' "$SERVER_ERR" || true)"
-request --http2-prior-knowledge --data-binary @"$WORK/bomb.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
-check_eq "over h2c too: 413" 413 "$STATUS"
+# Over h2c the server answers 413 (HEADERS, DATA with END_STREAM) and then asks the client to stop
+# sending with RST_STREAM(NO_ERROR), as RFC 9113 §8.1 allows. Debian 12's curl (7.88) drops that
+# complete response when the reset reaches it while it is still uploading (curl's issue 22984,
+# fixed upstream in 2026): on a busy machine it reported 000 one time in three, against this server
+# and the one before it alike. nghttp (nghttp2-client) reads the frames as they come.
+status=$(timeout 20 nghttp -v -H 'content-encoding: gzip' -H 'content-type: text/plain' -d "$WORK/bomb.gz" "${CENSUS[-1]}" 2>&1 | sed -n 's/.*recv (stream_id=[0-9]*) :status: \([0-9]*\).*/\1/p' | head -n1)
+check_eq "over h2c too: 413" 413 "$status"
 peak_after=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")
 echo "  (peak resident memory: $peak_before KiB before the bombs, $peak_after KiB after)"
 check "the server's peak resident memory grew by less than 16 MiB" test $((peak_after - peak_before)) -lt $((16 << 10))
