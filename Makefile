@@ -7,6 +7,7 @@
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
 #   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
+#   make soak    a release cat-service under a few minutes of mixed load, checked for leaks (not part of `make test`)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -144,6 +145,17 @@ bench:
 	fi
 	bash Benchmarks/bench.sh
 	bash Benchmarks/bench-h2.sh
+
+# soak: a release cat-service under a few minutes of mixed load (Scripts/soak.sh: HTTP/1.1, h2c, h2
+# over TLS, 20 MiB uploads, event streams and clips left midway, a certificate reload every 10 s),
+# sampling memory, threads and descriptors; not part of `make test`. SOAK_SECONDS (180).
+SOAK_SECONDS ?= 180
+unexport SOAK_SECONDS
+.PHONY: soak
+soak: deps
+	rm -f $(RUN_SCRATCH)/*/$(RUN_CONFIG)/description.json
+	$(DEMO_RUN_BUILD) --product cat-service
+	SOAK_SECONDS=$(SOAK_SECONDS) Scripts/soak.sh "$$($(DEMO_RUN_BUILD) --show-bin-path)/cat-service"
 
 # fuzz: the libFuzzer targets of Fuzz/ (a nested package, built with libFuzzer and AddressSanitizer)
 # for the HTTP/1.1 parser, the router, h2c upgrade, Range and the HTTP/2 session; each runs for

@@ -24,6 +24,8 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     private var buffer = ReadBuffer()
     var streams: [Int32: HTTP2Stream] = [:]
     private var isWriting = false
+    /// The session's own termination (a flood, resets past the rate) was logged.
+    private var isTerminationLogged = false
     /// The GOAWAY sequence, held output and deadlines; see ``HTTP2ConnectionState``. After
     /// `Upgrade: h2c`, frames wait for the client's preface (a client may not hold much data that
     /// arrives before it: curl keeps 32 KiB after the 101).
@@ -139,7 +141,8 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         do {
             events = try bytes.withUnsafeReadableBytes { (readable) throws(HTTP2Error) in try session.receive(UnsafeRawBufferPointer(readable)) }
         } catch {
-            logger.info("HTTP/2 connection error", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
+            logger.info("HTTP/2 connection error", metadata: ["peer": "\(socket.peer)", "error": "\(session.termination ?? "\(error)")"])
+            isTerminationLogged = session.termination != nil
             bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
             flush()
             socket.closeAfterFlush(linger: .milliseconds(500))
@@ -448,6 +451,10 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         // Streams whose last frame just went out are closed now, not at the peer's next bytes
         // (a graceful shutdown waits for them).
         handle(session.takeEvents())
+        if let reason = session.termination, !isTerminationLogged {
+            isTerminationLogged = true
+            logger.info("HTTP/2 connection ended by the server", metadata: ["peer": "\(socket.peer)", "reason": "\(reason)"])
+        }
         guard !state.isClosed else { return }
         if output == nil && !session.isActive { socket.closeAfterFlush(linger: .milliseconds(500)) }
         // A client that stops reading blocks this write: the write-stall deadline starts now.

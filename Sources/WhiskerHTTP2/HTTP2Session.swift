@@ -52,6 +52,9 @@ package final class HTTP2Session {
     private var framedCompletions: [() -> Void] = []
     /// The resets with an error this server sent (MadeYouReset; see ``HTTP2Settings/resetRateLimit``).
     private var serverResets: ResetRateLimit
+    /// The resets the client sent (rapid reset). nghttp2 counts them too, but ends the session
+    /// with INTERNAL_ERROR and no reason; this bucket ends it first, saying why.
+    private var clientResets: ResetRateLimit
     /// Why the session is ending on the server's own decision (a GOAWAY saying so is queued):
     /// nothing more is read, no stream starts, and the connection closes once the GOAWAY is out.
     package private(set) var termination: String?
@@ -105,6 +108,7 @@ package final class HTTP2Session {
         maxHeaderListSize = Int(settings.maxHeaderListSize)
         self.maxHeaderFields = maxHeaderFields
         serverResets = ResetRateLimit(burst: settings.resetRateLimit.burst, perSecond: settings.resetRateLimit.perSecond)
+        clientResets = ResetRateLimit(burst: settings.resetRateLimit.burst, perSecond: settings.resetRateLimit.perSecond)
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -121,7 +125,8 @@ package final class HTTP2Session {
         defer { nghttp2_option_del(option) }
         nghttp2_option_set_no_auto_window_update(option, 1)
         nghttp2_option_set_max_send_header_block_length(option, 64 * 1024)
-        nghttp2_option_set_stream_reset_rate_limit(option, settings.resetRateLimit.burst, settings.resetRateLimit.perSecond)
+        // A backstop behind clientResets, which says why it ends a session.
+        nghttp2_option_set_stream_reset_rate_limit(option, settings.resetRateLimit.burst * 2, settings.resetRateLimit.perSecond * 2)
         nghttp2_option_set_max_continuations(option, settings.maxContinuations)
 
         var created: OpaquePointer?
@@ -339,7 +344,9 @@ package final class HTTP2Session {
         headerBlock?.add(name: name, value: value, maxSize: maxHeaderListSize, maxFields: maxHeaderFields)
     }
 
-    fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
+    /// A frame arrived whole. Returns false when the client reset streams past the rate: the
+    /// session ends (GOAWAY ENHANCE_YOUR_CALM, saying why) and nothing more of the batch is read.
+    fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Bool {
         let streamID = frame.pointee.hd.stream_id
         let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch Int(frame.pointee.hd.type) {
@@ -360,9 +367,15 @@ package final class HTTP2Session {
             let isAck = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
             let data = withUnsafeBytes(of: frame.pointee.ping.opaque_data) { Array($0) }
             if isAck && data == Self.shutdownPing { events.append(.shutdownNoticeAcknowledged) }
+        case Int(NGHTTP2_RST_STREAM.rawValue):
+            if !clientResets.take(now: .now) {
+                terminate(errorCode: UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue), reason: "too many streams reset by the client (rapid reset)")
+                return false
+            }
         default:
             break
         }
+        return true
     }
 
     fileprivate func dataChunk(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
@@ -446,8 +459,8 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
 }
 
 private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
-    if let frame { session(userData).frameReceived(frame) }
-    return 0
+    guard let frame, !session(userData).frameReceived(frame) else { return 0 }
+    return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
 }
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in

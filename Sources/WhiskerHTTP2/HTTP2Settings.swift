@@ -18,7 +18,7 @@ public struct HTTP2Settings: Sendable, Equatable {
     public var maxFrameSize: UInt32 = 16 * 1024
     /// Stream resets a connection may cause: `burst` at once, refilled at `perSecond`, counted
     /// twice over, in two buckets. One counts the RST_STREAMs the client sends (rapid reset,
-    /// CVE-2023-44487); the other the RST_STREAMs with an error the server sends because the client
+    /// CVE-2023-44487; nghttp2's own limit stays on behind it at twice the rate); the other the RST_STREAMs with an error the server sends because the client
     /// broke a stream's rules (MadeYouReset, CVE-2025-8671: a WINDOW_UPDATE overflowing the stream's
     /// window, a stream over the concurrency limit). Past either the connection ends with
     /// GOAWAY(ENHANCE_YOUR_CALM).

@@ -83,10 +83,17 @@ import WhiskerTesting
         }
     }
 
-    /// Thousands of streams, each provoked into a server reset, in one write: past the allowed
-    /// burst the connection ends with GOAWAY(ENHANCE_YOUR_CALM) saying why, so the client gets
-    /// a bounded number of handler runs (50,000 before, on one connection, with no GOAWAY).
-    @Test func serverResetsPastTheRate_EndTheConnection_WithEnhanceYourCalm() async throws {
+    /// Who resets the streams: the client itself (rapid reset, CVE-2023-44487, counted by
+    /// nghttp2), or the server because the client broke the stream's window (MadeYouReset).
+    enum Resetter: String, CaseIterable, Sendable {
+        case client, server
+    }
+
+    /// Thousands of streams opened and reset at once, 50 in flight at a time as an attacker under
+    /// the concurrency limit does: past the allowed burst the connection ends with
+    /// GOAWAY(ENHANCE_YOUR_CALM), so the client gets a bounded number of handler runs (50,000
+    /// server resets before, on one connection, with no GOAWAY).
+    @Test(arguments: Resetter.allCases) func resetsPastTheRate_EndTheConnection_WithEnhanceYourCalm(resetter: Resetter) async throws {
         let streams = EventStreams()
         let server = makeHTTP2Server()
         try server.register(method: .get, path: "/events", handler: streams.handler)
@@ -94,27 +101,34 @@ import WhiskerTesting
             let socket = try await TestClient.connect(to: address)
             try await socket.send(HTTP2Frame.preface + HTTP2Frame.settings().bytes)
             let reader = HTTP2FrameReader()
-            // 50 streams in flight at a time, as an attacker under the concurrency limit does.
             var next: Int32 = 1
             var rounds = 0
-            while !reader.isClosed, rounds < 100 {
+            while !reader.isClosed, reader.frames(ofType: HTTP2Frame.Kind.goAway).isEmpty, rounds < 100 {
                 rounds += 1
                 var bytes: [UInt8] = []
                 for _ in 0..<50 {
-                    bytes += get("/events", streamID: next).bytes + windowUpdate(streamID: next, increment: 0x7fff_ffff).bytes
+                    let reset = switch resetter {
+                    case .client: HTTP2Frame(type: HTTP2Frame.Kind.rstStream, streamID: next, payload: [0, 0, 0, 0x8])
+                    case .server: windowUpdate(streamID: next, increment: 0x7fff_ffff)
+                    }
+                    bytes += get("/events", streamID: next).bytes + reset.bytes
                     next += 2
                 }
                 do { try await socket.send(bytes) } catch { break }
-                let last = next - 2
-                try await reader.read(from: socket) { $0.resetCode(last) != nil || $0.isClosed || !$0.frames(ofType: HTTP2Frame.Kind.goAway).isEmpty }
-                if !reader.frames(ofType: HTTP2Frame.Kind.goAway).isEmpty { break }
+                // The client's own resets are not answered: a PING after them marks the round's end.
+                try await socket.send(HTTP2Frame(type: HTTP2Frame.Kind.ping, payload: Array(repeating: UInt8(rounds & 0xff), count: 8)).bytes)
+                try await reader.read(from: socket) { reader in
+                    reader.isClosed || !reader.frames(ofType: HTTP2Frame.Kind.goAway).isEmpty
+                        || reader.frames(ofType: HTTP2Frame.Kind.ping).count >= rounds
+                }
             }
             try await reader.read(from: socket) { $0.isClosed }
             let goAway = try #require(reader.frames(ofType: HTTP2Frame.Kind.goAway).last, "a GOAWAY before the close")
             #expect(goAway.errorCode == 0xb, "ENHANCE_YOUR_CALM")
-            #expect(String(decoding: goAway.payload.dropFirst(8), as: UTF8.self).contains("reset"), "the GOAWAY says why")
+            #expect(String(decoding: goAway.payload.dropFirst(8), as: UTF8.self).contains("reset by the \(resetter.rawValue)"), "the GOAWAY says why")
             let started = streams.started.load(ordering: .relaxed)
             #expect(started <= 1_100, "handler runs are bounded by the allowed burst: \(started)")
+            #expect(rounds < 100, "the connection ended within 5,000 streams")
             #expect(reader.isClosed)
         }
     }
