@@ -47,7 +47,10 @@ descriptors() { ls "/proc/$SERVER/fd" | wc -l; }
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER/status"; }
 sample() { printf '  %5s s  rss %6d KiB  threads %3d  descriptors %4d\n' "$1" "$(rss_kib)" "$(threads)" "$(descriptors)"; }
 
-curl -s -o /dev/null "$BASE/api/emoji"  # one request: lazily made state exists before the baseline
+# One request of each kind first, so that what the process makes once, lazily, exists before the
+# baseline: the first event stream's timer, for one, makes libdispatch open a timerfd for good.
+curl -s -o /dev/null "$BASE/api/emoji"
+curl -s -o /dev/null --max-time 5 "$BASE/api/emoji/stream?count=2&interval_ms=10"
 START_THREADS=$(threads)
 START_FDS=$(descriptors)
 echo "soak: cat-service pid $SERVER on $BASE and https://localhost:$TLS_PORT for ${SOAK_SECONDS} s"

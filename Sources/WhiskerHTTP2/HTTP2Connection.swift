@@ -296,21 +296,6 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         session.stopRequestAfterResponse(streamID: id)
     }
 
-    /// The response is complete and the request body is not: the handler will read no more of
-    /// it. Its unread bytes go back to the window, and what still comes is read and dropped, as
-    /// HTTP/1.1 drains a body after an early response: up to ``WhiskerServer/Limits/unreadBodyDrain``
-    /// or until it stalls for ``WhiskerServer/Timeouts/requestBody``, then the client is asked
-    /// to stop. Until then the stream stays open, so the client's frames on it are still checked.
-    private func responseCompletedEarly(_ id: Int32, _ stream: HTTP2Stream) {
-        guard !stream.isRequestComplete else { return }
-        stream.body?.finish(error: RequestBodyError.responseAlreadySent)
-        stream.body = nil
-        session.consume(streamID: id, count: stream.unconsumedBytes)
-        stream.drainedBytes = Int64(stream.unconsumedBytes)
-        stream.unconsumedBytes = 0
-        stream.bodyActivityAt = .now()
-    }
-
     /// The handler read `count` body bytes: acknowledge them to the client. For a stream that
     /// has closed since, the close already gave its unread bytes back.
     private func consumed(_ count: Int, streamID: Int32) {
@@ -320,108 +305,6 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         if stream.unconsumedBytes == 0 { stream.bodyRate.start(now: stream.bodyActivityAt) }
         session.consume(streamID: streamID, count: count)
         flush()
-    }
-
-    // MARK: Responses (called on the queue through HTTP2ResponseTarget)
-
-    func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, id streamID: Int32) {
-        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
-        stream.isResponseComplete = true
-        let sendsBody = !body.isEmpty && !stream.isHEAD
-        respond(head, length: Int64(body.count), hasBody: sendsBody, streamID: streamID)
-        if sendsBody { session.send(streamID: streamID, bytes: body, endStream: true, completion: nil) }
-        responseCompletedEarly(streamID, stream)
-        flush()
-    }
-
-    func writeStreamHead(_ head: HTTPResponse, length: Int64?, id streamID: Int32) {
-        guard let stream = streams[streamID], !stream.isResponseStarted else { return }
-        let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
-        let sendsBody = !stream.isHEAD && head.status.code != 204 && head.status.code != 304
-        if sendsBody { stream.streamed = StreamedBodyCount(declared: length) }
-        respond(head, length: length, hasBody: !stream.isHEAD, streamID: streamID)
-        flush()
-    }
-
-    func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
-        guard let stream = streams[streamID], !state.isClosed, !stream.isResponseComplete else {
-            completion(ResponseBodyError.connectionClosed)
-            return
-        }
-        guard !stream.isHEAD else {
-            completion(nil)
-            return
-        }
-        if let error = stream.streamed.add(bytes.count) {
-            lengthMismatch(error, stream: stream, id: streamID)
-            completion(error)
-            return
-        }
-        stream.pendingChunk = completion
-        stream.hasPendingChunk = true
-        stream.sendProgressAt = .now()
-        let queued = session.send(streamID: streamID, bytes: bytes, endStream: false) { [weak stream] in
-            guard let stream, stream.hasPendingChunk else { return }
-            stream.hasPendingChunk = false
-            stream.pendingChunk(nil)
-        }
-        guard queued else {
-            // The session has no body waiting for this stream (its head was refused): the write fails now.
-            stream.hasPendingChunk = false
-            completion(ResponseBodyError.connectionClosed)
-            return
-        }
-        flush()
-    }
-
-    func finishStream(id streamID: Int32) {
-        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
-        if let error = stream.streamed.shortfall { return lengthMismatch(error, stream: stream, id: streamID) }
-        stream.isResponseComplete = true
-        if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
-        responseCompletedEarly(streamID, stream)
-        flush()
-    }
-
-    /// A streamed body that broke its `Content-Length`: the client must not take it for whole,
-    /// so the stream is reset (INTERNAL_ERROR), as HTTP/1.1 closes the connection.
-    private func lengthMismatch(_ error: ResponseBodyError, stream: HTTP2Stream, id streamID: Int32) {
-        logger.error("response body length mismatch; resetting the stream", metadata: ["stream": "\(streamID)", "error": "\(error)"])
-        stream.task?.cancel()
-        abortStream(id: streamID)
-    }
-
-    func abortStream(id streamID: Int32) {
-        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
-        resetStream(streamID, stream, errorCode: 0x2)  // INTERNAL_ERROR
-    }
-
-    /// Ends a stream from the server's side: nothing more of its response goes out (and a second
-    /// reset is not sent), and the client gets RST_STREAM with `errorCode`.
-    func resetStream(_ streamID: Int32, _ stream: HTTP2Stream, errorCode: UInt32) {
-        stream.isResponseComplete = true
-        session.reset(streamID: streamID, errorCode: errorCode)
-        flush()
-    }
-
-    private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, streamID: Int32) {
-        streams[streamID]?.isResponseStarted = true
-        streams[streamID]?.sendProgressAt = .now()
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(head.headerFields.count + 2)
-        for field in head.headerFields where !ServerOwnedFields.contains(field.name, http2: true) {
-            fields.append((field.name.canonicalName, field.value))
-        }
-        if let length, head.status.code != 204, head.status.code != 304 { fields.append(("content-length", String(length))) }
-        fields.append(("date", DateCache.shared.value()))
-        do {
-            try session.respond(streamID: streamID, status: head.status.code, fields: fields, hasBody: hasBody)
-        } catch {
-            logger.error("HTTP/2 response failed", metadata: ["stream": "\(streamID)", "error": "\(error)"])
-            session.reset(streamID: streamID)
-            // Nothing more of this response can go out: the handler's writes fail from now on.
-            streams[streamID]?.isResponseComplete = true
-        }
     }
 
     /// Request fields that mean nothing (and are malformed) in HTTP/2 (RFC 9113 §8.2.2), left out

@@ -210,7 +210,9 @@ final class HTTP1Connection: ConnectionHandler {
             writeResponse(response.head, body: response.localBody, id: id)
         }
         switch outcome {
-        case .started(let task): exchange.task = task
+        case .started(let task):
+            // The connection may have closed while the handler ran inline: nobody cancelled it then.
+            if state.isClosing && self.exchange !== exchange { task.cancel() } else { exchange.task = task }
         case .answered: break
         case .rejected(let rejection): reject(rejection)
         }
