@@ -29,6 +29,18 @@ import WhiskerTesting
         }
     }
 
+    /// A server whose `/events` are `streams`' handlers, and a connection to it with the preface sent.
+    private func withEventStreams(_ body: @Sendable (EventStreams, TestClient) async throws -> Void) async throws {
+        let streams = EventStreams()
+        let server = makeHTTP2Server()
+        try server.register(method: .get, path: "/events", handler: streams.handler)
+        try await server.withRunning { address in
+            let socket = try await TestClient.connect(to: address)
+            try await socket.send(HTTP2Frame.preface + HTTP2Frame.settings().bytes)
+            try await body(streams, socket)
+        }
+    }
+
     private func windowUpdate(streamID: Int32, increment: UInt32) -> HTTP2Frame {
         HTTP2Frame(type: HTTP2Frame.Kind.windowUpdate, streamID: streamID, payload: [UInt8(increment >> 24), UInt8(increment >> 16 & 0xff), UInt8(increment >> 8 & 0xff), UInt8(increment & 0xff)])
     }
@@ -56,12 +68,8 @@ import WhiskerTesting
     /// nobody for 10 s and more before, and streams reset before their handler started never
     /// ended at all.
     @Test(arguments: Provocation.allCases) func serverReset_EndsTheHandler(provocation: Provocation) async throws {
-        let streams = EventStreams()
-        let server = makeHTTP2Server()
-        try server.register(method: .get, path: "/events", handler: streams.handler)
-        try await server.withRunning { address in
-            let socket = try await TestClient.connect(to: address)
-            var bytes = HTTP2Frame.preface + HTTP2Frame.settings().bytes
+        try await withEventStreams { streams, socket in
+            var bytes: [UInt8] = []
             let ids = (0..<50).map { Int32(1 + 2 * $0) }
             for id in ids { bytes += (get("/events", streamID: id).bytes + provocation.frames(id, self).flatMap(\.bytes)) }
             try await socket.send(bytes)
@@ -94,12 +102,7 @@ import WhiskerTesting
     /// GOAWAY(ENHANCE_YOUR_CALM), so the client gets a bounded number of handler runs (50,000
     /// server resets before, on one connection, with no GOAWAY).
     @Test(arguments: Resetter.allCases) func resetsPastTheRate_EndTheConnection_WithEnhanceYourCalm(resetter: Resetter) async throws {
-        let streams = EventStreams()
-        let server = makeHTTP2Server()
-        try server.register(method: .get, path: "/events", handler: streams.handler)
-        try await server.withRunning { address in
-            let socket = try await TestClient.connect(to: address)
-            try await socket.send(HTTP2Frame.preface + HTTP2Frame.settings().bytes)
+        try await withEventStreams { streams, socket in
             let reader = HTTP2FrameReader()
             var next: Int32 = 1
             var rounds = 0
