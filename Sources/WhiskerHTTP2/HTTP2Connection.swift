@@ -196,7 +196,6 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
                 }
             }
         case .endStream(let id):
-            streams[id]?.bodyRate.pause(now: .now())
             streams[id]?.isRequestComplete = true
             streams[id]?.body?.finish(error: nil)
         case .streamClosed(let id, _):

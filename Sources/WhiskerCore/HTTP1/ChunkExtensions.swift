@@ -54,23 +54,15 @@ enum ChunkExtensions {
                 return index + 1
             case UInt8(ascii: "\\"):
                 // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
-                guard index + 1 < line.count, line[index + 1].isQuotedTextOrPair else {
+                guard index + 1 < line.count, line[index + 1].isFieldValueCharacter else {
                     throw .badRequest("invalid escape in a chunk extension's quoted string")
                 }
                 index += 2
             default:
-                guard byte.isQuotedTextOrPair else { throw .badRequest("invalid character in a chunk extension's quoted string") }
+                guard byte.isFieldValueCharacter else { throw .badRequest("invalid character in a chunk extension's quoted string") }
                 index += 1
             }
         }
         throw .badRequest("unclosed quoted string in chunk extension")
-    }
-}
-
-extension UInt8 {
-    /// HTAB, SP, a visible character or obs-text: what a quoted string may hold (its quotes and
-    /// backslashes aside) and what a backslash may escape. Never CR, LF, NUL or DEL.
-    fileprivate var isQuotedTextOrPair: Bool {
-        self == .tab || (self >= 0x20 && self != 0x7F)
     }
 }

@@ -116,7 +116,7 @@ struct HTTP1ConnectionState {
 
     /// A request head was parsed: its exchange starts; returns its id. Its body, even an absent
     /// one, is complete at ``bodyEnded()``, which the parser reports for every request.
-    mutating func headReceived(keepAlive: Bool, expectsContinue: Bool, framing: BodyFraming, now: DispatchTime = .now()) -> UInt64 {
+    mutating func headReceived(keepAlive: Bool, expectsContinue: Bool, framing: BodyFraming, now: DispatchTime? = nil) -> UInt64 {
         exchangeCount &+= 1
         let remaining: Int64? = switch framing {
         case .none: 0
@@ -128,7 +128,8 @@ struct HTTP1ConnectionState {
             remainingBodyBytes: remaining)
         headStartedAt = nil
         bodyRate = DataRateClock()
-        updateBodyRate(now: now)
+        // A request without a body has nothing to time (its end is reported right after the head).
+        if framing != .none { updateBodyRate(now: now) }
         return exchangeCount
     }
 
@@ -139,13 +140,16 @@ struct HTTP1ConnectionState {
         return !exchange.isBodyComplete && !exchange.isBodyPaused && !(exchange.expectsContinue && !exchange.isContinueSent)
     }
 
-    /// Times the body's arrival only while the connection waits for it.
-    private mutating func updateBodyRate(now: DispatchTime) {
-        if isWaitingForBody { bodyRate.start(now: now) } else { bodyRate.pause(now: now) }
+    /// Times the body's arrival only while the connection waits for it. The clock is read
+    /// (`now`, else the time now) only when that changes, not for every request or read.
+    private mutating func updateBodyRate(now: DispatchTime?) {
+        let isWaiting = isWaitingForBody
+        guard isWaiting != bodyRate.isRunning else { return }
+        if isWaiting { bodyRate.start(now: now ?? .now()) } else { bodyRate.pause(now: now ?? .now()) }
     }
 
     /// `count` body bytes were parsed; `accepted` false when the handler's buffer is full (reading pauses).
-    mutating func bodyReceived(_ count: Int, accepted: Bool, now: DispatchTime = .now()) {
+    mutating func bodyReceived(_ count: Int, accepted: Bool, now: DispatchTime? = nil) {
         guard var current = exchange else { return }
         if let remaining = current.remainingBodyBytes, current.isBodyComplete == false {
             current.remainingBodyBytes = remaining - Int64(count)
@@ -162,7 +166,6 @@ struct HTTP1ConnectionState {
         current.isBodyComplete = true
         current.remainingBodyBytes = 0
         exchange = current
-        bodyRate.pause(now: .now())
         return current.isResponseComplete
     }
 
@@ -220,7 +223,7 @@ struct HTTP1ConnectionState {
 
     /// The last byte of exchange `id`'s response reached the socket; `keptAlive` is what
     /// ``responseStarting(id:)`` answered.
-    mutating func responseWritten(id: UInt64, keptAlive: Bool, now: DispatchTime = .now()) -> AfterResponse? {
+    mutating func responseWritten(id: UInt64, keptAlive: Bool, now: DispatchTime? = nil) -> AfterResponse? {
         guard !isClosing, var current = exchange, current.id == id else { return nil }
         current.isResponseComplete = true
         // Nobody will read the rest of this body: it is dropped as it arrives, never paused.

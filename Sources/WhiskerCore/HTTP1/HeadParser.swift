@@ -124,7 +124,7 @@ package struct HeadParser {
         while valueEnd > valueStart, line[valueEnd - 1] == .space || line[valueEnd - 1] == .tab { valueEnd -= 1 }
         for index in valueStart..<valueEnd {
             let byte = line[index]
-            guard byte == .tab || (byte >= 0x20 && byte != 0x7F) else {
+            guard byte.isFieldValueCharacter else {
                 throw .badRequest(byte == 0 ? "NUL in header field value" : byte == .cr ? "CR in header field value" : "control character in header field value")
             }
         }
@@ -190,6 +190,12 @@ extension UInt8 {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+
+    /// What a field value may hold (RFC 9110: field-vchar, obs-text, SP, HTAB), and so a quoted
+    /// string and what its backslash may escape: never CR, LF, NUL or DEL.
+    var isFieldValueCharacter: Bool {
+        self == .tab || (self >= 0x20 && self != 0x7F)
     }
 
     /// RFC 9110 `tchar`.
