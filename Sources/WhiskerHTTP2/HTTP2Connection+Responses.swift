@@ -13,7 +13,7 @@ extension HTTP2Connection {
         respond(head, length: Int64(body.count), hasBody: sendsBody, streamID: streamID)
         if sendsBody { session.send(streamID: streamID, bytes: body, endStream: true, completion: nil) }
         responseCompletedEarly(streamID, stream)
-        flush()
+        flushSoon()
     }
 
     func writeStreamHead(_ head: HTTPResponse, length: Int64?, id streamID: Int32) {
@@ -22,7 +22,7 @@ extension HTTP2Connection {
         let sendsBody = !stream.isHEAD && head.status.code != 204 && head.status.code != 304
         if sendsBody { stream.streamed = StreamedBodyCount(declared: length) }
         respond(head, length: length, hasBody: !stream.isHEAD, streamID: streamID)
-        flush()
+        flushSoon()
     }
 
     func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
@@ -53,7 +53,7 @@ extension HTTP2Connection {
             completion(ResponseBodyError.connectionClosed)
             return
         }
-        flush()
+        flushSoon()
     }
 
     func finishStream(id streamID: Int32) {
@@ -62,7 +62,7 @@ extension HTTP2Connection {
         stream.isResponseComplete = true
         if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
         responseCompletedEarly(streamID, stream)
-        flush()
+        flushSoon()
     }
 
     /// A streamed body that broke its `Content-Length`: the client must not take it for whole,
@@ -83,7 +83,7 @@ extension HTTP2Connection {
     func resetStream(_ streamID: Int32, _ stream: HTTP2Stream, errorCode: UInt32) {
         stream.isResponseComplete = true
         session.reset(streamID: streamID, errorCode: errorCode)
-        flush()
+        flushSoon()
     }
 
     private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, streamID: Int32) {

@@ -24,6 +24,10 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     private var buffer = ReadBuffer()
     var streams: [Int32: HTTP2Stream] = [:]
     private var isWriting = false
+    /// A batch of the client's frames is being handled: responses given meanwhile are framed
+    /// together when it ends (``flushSoon()``), so a read that brought many requests is answered
+    /// with one write.
+    private var isHandlingInput = false
     /// The session's own termination (a flood, resets past the rate) was logged.
     private var isTerminationLogged = false
     /// The GOAWAY sequence, held output and deadlines; see ``HTTP2ConnectionState``. After
@@ -149,7 +153,9 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             return
         }
         bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
+        isHandlingInput = true
         handle(events)
+        isHandlingInput = false
         flush()
         updateTimer()
     }
@@ -303,7 +309,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         stream.bodyActivityAt = .now()
         if stream.unconsumedBytes == 0 { stream.bodyRate.start(now: stream.bodyActivityAt) }
         session.consume(streamID: streamID, count: count)
-        flush()
+        flushSoon()
     }
 
     /// Request fields that mean nothing (and are malformed) in HTTP/2 (RFC 9113 §8.2.2), left out
@@ -311,6 +317,13 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     private static let connectionSpecific: Set<HTTPField.Name> = [.connection, .transferEncoding, .upgrade, HTTPField.Name("Proxy-Connection")!, HTTPField.Name("Keep-Alive")!]
 
     // MARK: Output and closing
+
+    /// Writes what nghttp2 has to send, now or, while a batch of input is being handled, when the
+    /// batch ends (which ``process(_:)`` does). For what answers a stream; a step that must reach
+    /// the client before the socket closes calls ``flush()``.
+    func flushSoon() {
+        if !isHandlingInput { flush() }
+    }
 
     /// Writes what nghttp2 has to send, one write in flight at a time.
     func flush() {

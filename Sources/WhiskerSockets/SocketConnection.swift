@@ -11,8 +11,16 @@ public import Dispatch
 /// readiness-driven: ``startReading(_:)`` installs a handler that is called when bytes (or the
 /// end of stream) can be read, and the handler calls ``read(into:)`` until it has what it needs
 /// or the socket would block. Writes are queued and flushed with `sendmsg` (gathering up to
-/// 8 buffers, `MSG_NOSIGNAL` so a vanished peer is an error, not `SIGPIPE`); each write's
+/// 64 buffers, `MSG_NOSIGNAL` so a vanished peer is an error, not `SIGPIPE`); each write's
 /// completion runs once its bytes are in the kernel, which is the backpressure signal.
+///
+/// Writes made while the read handler runs (a *read turn*: the responses to what that read
+/// brought, pipelined HTTP/1.1 requests or a batch of HTTP/2 streams, and TLS records around
+/// them) leave together in one `sendmsg` when the handler returns, not one each: a write in a
+/// turn is accepted, and its completion runs at once, while the turn has queued at most
+/// ``turnBudget`` bytes; past that the queue is flushed then and there, and completions wait for
+/// the kernel again. A write outside a turn (a handler that answered later, a timer) is flushed
+/// at once, so a lone response never waits for anything.
 ///
 /// The worker's epoll set watches the descriptor for reading while reading is started and not
 /// paused, and for writing only while queued bytes wait for the kernel; pausing, resuming and a
@@ -36,6 +44,18 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     private var onReadable: (() -> Void)?
     private var pending: [PendingWrite] = []
     private var pendingHead = 0
+    /// Bytes queued and not yet taken by the kernel.
+    private var queuedBytes = 0
+    /// The read handler is running: flushing writes wait for its end (see the type's notes).
+    private var isInReadTurn = false
+    /// A write of the current read turn asked for a flush.
+    private var isFlushDue = false
+    /// What a read turn may queue, its writes completed at once, before it flushes anyway: a
+    /// client that pipelines many requests for large responses cannot make the server buffer
+    /// all of them.
+    static let turnBudget = 64 * 1024
+    /// The system calls made for this connection, for tests that hold the I/O per request.
+    package private(set) var systemCalls = SystemCallCounts()
     private var lingerState: LingerState = .none
     /// True once ``close()`` ran: nothing more is read or written.
     public private(set) var isClosed = false
@@ -134,10 +154,25 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         guard !isClosed else { return }
         if interest.contains(.read) && (readiness.isReadable || readiness.isFailed) {
             if case .discarding = lingerState { discardInput(); return }
-            onReadable?()
+            readTurn()
         } else if readiness.isFailed && !interest.contains(.write) {
             close()
         }
+    }
+
+    /// Runs the read handler; what it wrote leaves in one flush when it returns.
+    private func readTurn() {
+        isInReadTurn = true
+        onReadable?()
+        isInReadTurn = false
+        flushTurn()
+    }
+
+    /// Writes what the read turn queued, if it asked for a flush and the socket is still open.
+    private func flushTurn() {
+        guard isFlushDue else { return }
+        isFlushDue = false
+        if !isClosed && !isWaitingToWrite { flush() }
     }
 
     /// Reads once into `buffer`.
@@ -150,6 +185,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     public func read(into buffer: inout ReadBuffer, chunk: Int) throws(SocketError) -> ReadResult {
         assertOnQueue()
         if isClosed { return .endOfStream }
+        systemCalls.reads += 1
         return ReadResult(try buffer.read(from: fd, chunk: chunk))
     }
 
@@ -169,18 +205,21 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     private func receive(into space: UnsafeMutableRawBufferPointer, flags: Int32) throws(SocketError) -> ReadResult {
         assertOnQueue()
         if isClosed { return .endOfStream }
+        systemCalls.reads += 1
         return ReadResult(try systemCall("recv") { recv(fd, space.baseAddress, space.count, flags) })
     }
 
     // MARK: Writing
 
-    /// Queues `bytes` and, unless `flush` is false, writes as much as the kernel takes now.
+    /// Queues `bytes` and, unless `flush` is false, writes as much as the kernel takes now (or,
+    /// during a read turn, when the turn ends).
     /// - Parameters:
     ///   - bytes: The bytes; not copied.
     ///   - flush: Pass false to hold the bytes until the next write that flushes, so that
     ///     several pieces (a head and a body, a chunk and its framing) leave in one `sendmsg`.
-    ///   - completion: Called on the queue once the bytes are in the kernel, or with the error that
-    ///     stopped them (also when the connection closes first).
+    ///   - completion: Called on the queue once the bytes are in the kernel (or accepted into a
+    ///     read turn's batch, within its budget), or with the error that stopped them (also when
+    ///     the connection closes first).
     public func write(_ bytes: ArraySlice<UInt8>, flush: Bool, completion: WriteCompletion?) {
         assertOnQueue()
         guard !isClosed else {
@@ -191,8 +230,18 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
             completion?(nil)
             return
         }
+        queuedBytes += bytes.count
+        if isInReadTurn && queuedBytes <= Self.turnBudget {
+            pending.append(PendingWrite(bytes: bytes, completion: nil))
+            isFlushDue = isFlushDue || flush
+            completion?(nil)
+            return
+        }
         pending.append(PendingWrite(bytes: bytes, completion: completion))
-        if flush && !isWaitingToWrite { self.flush() }
+        if flush || isFlushDue {
+            isFlushDue = false
+            if !isWaitingToWrite { self.flush() }
+        }
     }
 
     private func flush() {
@@ -211,6 +260,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
                 waitToWrite()
                 return
             }
+            queuedBytes -= written
             if isWaitingToWrite && written > 0 {
                 writeBlockedSince = .now()
                 writeBacklog?.bytesSent += written
@@ -235,27 +285,30 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         if case .closeAfterFlush(let linger) = lingerState { beginLinger(linger) }
     }
 
-    /// One `sendmsg` over up to 8 queued buffers.
+    /// How many queued buffers one `sendmsg` gathers (Linux takes up to 1,024).
+    static let maxGather = 64
+
+    /// One `sendmsg` over up to ``maxGather`` queued buffers, their vector on the stack.
     private func gatherWrite() throws(SocketError) -> IOResult<Int> {
-        let end = min(pending.count, pendingHead + 8)
-        var iovecs = [iovec](repeating: iovec(), count: end - pendingHead)
-        return try withBuffers(from: pendingHead, to: end, into: &iovecs)
+        let end = min(pending.count, pendingHead + Self.maxGather)
+        systemCalls.writes += 1
+        return try withUnsafeTemporaryAllocation(of: iovec.self, capacity: end - pendingHead) { (vectors) throws(SocketError) -> IOResult<Int> in
+            try withBuffers(from: pendingHead, to: end, into: vectors)
+        }
     }
 
     /// Nests `withUnsafeBufferPointer` over each buffer so all pointers stay valid for one syscall.
-    private func withBuffers(from index: Int, to end: Int, into iovecs: inout [iovec]) throws(SocketError) -> IOResult<Int> {
+    private func withBuffers(from index: Int, to end: Int, into vectors: UnsafeMutableBufferPointer<iovec>) throws(SocketError) -> IOResult<Int> {
         if index == end {
+            var message = msghdr()
+            message.msg_iov = vectors.baseAddress
+            message.msg_iovlen = vectors.count
             let fd = self.fd
-            return try iovecs.withUnsafeMutableBufferPointer { (vectors) throws(SocketError) -> IOResult<Int> in
-                var message = msghdr()
-                message.msg_iov = vectors.baseAddress
-                message.msg_iovlen = vectors.count
-                return try systemCall("sendmsg") { sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
-            }
+            return try systemCall("sendmsg") { sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
         }
         return try pending[index].bytes.withUnsafeBufferPointer { (buffer) throws(SocketError) -> IOResult<Int> in
-            iovecs[index - pendingHead] = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
-            return try withBuffers(from: index + 1, to: end, into: &iovecs)
+            vectors[index - pendingHead] = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
+            return try withBuffers(from: index + 1, to: end, into: vectors)
         }
     }
 
@@ -288,7 +341,13 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         assertOnQueue()
         guard !isClosed else { return }
         lingerState = .closeAfterFlush(linger: linger)
-        if pendingHead == pending.count { beginLinger(linger) }
+        if pendingHead == pending.count {
+            beginLinger(linger)
+        } else if isInReadTurn {
+            isFlushDue = true
+        } else if !isWaitingToWrite {
+            flush()
+        }
     }
 
     private func beginLinger(_ linger: DispatchTimeInterval) {
@@ -330,8 +389,10 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     }
 
     /// Closes now: queued writes fail, the descriptor leaves the worker's epoll set and is closed.
-    /// Calls ``onClose`` once.
+    /// Calls ``onClose`` once. What the current read turn wrote is offered to the kernel first, as
+    /// it would have been outside a turn (an answer written just before closing still goes out).
     public func close() {
+        flushTurn()
         close(failingWritesWith: SocketError(call: "write", code: EPIPE))
     }
 
@@ -345,6 +406,8 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         let failed = pending[pendingHead...].compactMap(\.completion)
         pending.removeAll()
         pendingHead = 0
+        queuedBytes = 0
+        isFlushDue = false
         isWaitingToWrite = false
         writeBlockedSince = nil
         writeBacklog = nil
@@ -358,6 +421,12 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         for completion in failed { completion(error) }
         onClose?()
     }
+}
+
+/// The reads and writes (`sendmsg`) a connection made.
+package struct SystemCallCounts: Equatable, Sendable {
+    package var reads = 0
+    package var writes = 0
 }
 
 extension ReadResult {

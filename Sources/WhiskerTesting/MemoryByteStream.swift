@@ -6,6 +6,11 @@ public import WhiskerSockets
 /// (``received(until:)``). Everything the connection sees happens on its worker's queue, as over a
 /// socket, and a test can hold writes back (``blockWrites()``) to play a client that stopped reading.
 ///
+/// Writes leave as they would leave a ``SocketConnection``: pieces written without a flush wait
+/// for the next write that flushes, and what the connection writes while it handles one read
+/// (a *read turn*) leaves when the turn ends, its completions run at once. ``writeCount`` counts
+/// what leaves, one `sendmsg` each over a socket: the deterministic measure of writes per request.
+///
 ///     let stream = try MemoryByteStream()
 ///     stream.queue.async { connection = HTTP1Connection(socket: stream, ...); connection.start() }
 ///     stream.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -25,6 +30,12 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
     private var onReadable: (() -> Void)?
     private var isPaused = false
     private var output: [UInt8] = []
+    /// Written and not yet flushed, with the completions still to run when it leaves.
+    private var unflushed: [UInt8] = []
+    private var unflushedCompletions: [SocketConnection.WriteCompletion] = []
+    private var isInReadTurn = false
+    private var isFlushDue = false
+    private var writes = 0
     private var heldWrites: [(bytes: ArraySlice<UInt8>, completion: SocketConnection.WriteCompletion?)] = []
     private var waiters: [Waiter] = []
 
@@ -75,7 +86,7 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
             writeBlockedSince = nil
             let held = heldWrites
             heldWrites = []
-            for write in held { deliver(write.bytes, completion: write.completion) }
+            for held in held { write(held.bytes, flush: true, completion: held.completion) }
         }
     }
 
@@ -95,6 +106,15 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
 
     /// Everything the connection wrote so far. Read it on ``queue``.
     public var written: [UInt8] { output }
+
+    /// How many times written bytes left the stream (one `sendmsg` each over a socket). Read it
+    /// on ``queue``.
+    public var writeCount: Int { writes }
+
+    /// ``writeCount`` once every job already queued has run (the read turns of what was sent).
+    public func writeCountNow() async -> Int {
+        await withCheckedContinuation { continuation in queue.async { [self] in continuation.resume(returning: writes) } }
+    }
 
     /// Waits until the stream is closed and returns everything the connection wrote.
     public func receivedUntilClose() async -> [UInt8] { await received { _ in false } }
@@ -130,22 +150,35 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
         }
         if writeBlockedSince != nil {
             heldWrites.append((bytes, completion))
-        } else {
-            deliver(bytes, completion: completion)
+            return
         }
+        unflushed += bytes
+        if isInReadTurn {
+            isFlushDue = isFlushDue || flush
+            completion?(nil)
+            return
+        }
+        if let completion { unflushedCompletions.append(completion) }
+        if flush { deliverUnflushed() }
     }
 
     public func closeAfterFlush(linger: DispatchTimeInterval) {
-        // Writes are delivered at once unless held; held ones are dropped, as a reset would.
+        // What waits for a flush leaves; held writes are dropped, as a reset would drop them.
+        deliverUnflushed()
         close()
     }
 
     public func close() {
         guard !isClosed else { return }
+        // What the read turn wrote is offered to the peer first, as a socket's close does.
+        if isFlushDue { deliverUnflushed() }
         isClosed = true
         onReadable = nil
-        for write in heldWrites { write.completion?(SocketError(call: "write", code: 32 /* EPIPE */)) }
+        let failed = unflushedCompletions + heldWrites.compactMap(\.completion)
+        unflushed = []
+        unflushedCompletions = []
         heldWrites = []
+        for completion in failed { completion(SocketError(call: "write", code: 32 /* EPIPE */)) }
         let waiting = waiters
         waiters = []
         for waiter in waiting { waiter.continuation.resume(returning: output) }
@@ -156,9 +189,21 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
 
     // MARK: Private
 
-    private func deliver(_ bytes: ArraySlice<UInt8>, completion: SocketConnection.WriteCompletion?) {
+    /// Writes what waits for a flush as one write.
+    private func deliverUnflushed() {
+        isFlushDue = false
+        guard !unflushed.isEmpty || !unflushedCompletions.isEmpty else { return }
+        let completions = unflushedCompletions
+        unflushedCompletions = []
+        let bytes = unflushed
+        unflushed = []
+        deliver(bytes[...], completions: completions)
+    }
+
+    private func deliver(_ bytes: ArraySlice<UInt8>, completions: [SocketConnection.WriteCompletion]) {
+        if !bytes.isEmpty { writes += 1 }
         output += bytes
-        completion?(nil)
+        for completion in completions { completion(nil) }
         guard waiters.contains(where: { $0.predicate(output) }) else { return }
         let waiting = waiters
         waiters = waiting.filter { !$0.predicate(output) }
@@ -171,7 +216,10 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
         guard !isPaused, !isClosed, onReadable != nil, !inbound.isEmpty || inboundEnded else { return }
         queue.async { [self] in
             guard !isPaused, !isClosed, !inbound.isEmpty || inboundEnded else { return }
+            isInReadTurn = true
             onReadable?()
+            isInReadTurn = false
+            if isFlushDue && !isClosed { deliverUnflushed() }
         }
     }
 }

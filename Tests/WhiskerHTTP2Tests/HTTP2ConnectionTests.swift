@@ -60,6 +60,22 @@ import WhiskerTesting
         #expect(reader.status(5) == "404")
     }
 
+    @Test func sixteenStreamsInOneRead_AreAnsweredInOneWrite() async throws {
+        let (stream, _) = try connect()
+        var bytes = HTTP2Frame.preface + HTTP2Frame.settings().bytes
+        let ids = (0..<16).map { Int32(2 * $0 + 1) }
+        for id in ids { bytes += HTTP2Frame.headers(streamID: id, block: HPACK.request(path: "/hello"), endStream: true).bytes }
+        stream.send(bytes)
+        let output = await stream.received { [self] data in
+            Set(frames(data).frames.filter { $0.has(HTTP2Frame.Flag.endStream) && $0.type == HTTP2Frame.Kind.data }.map(\.streamID)).count == 16
+        }
+        let reader = frames(output)
+        #expect(ids.allSatisfy { reader.status($0) == "200" && reader.body($0) == Array("hello".utf8) })
+        // The server's SETTINGS, its ACK of the client's and sixteen responses: one write, not one per response.
+        let writes = await stream.writeCountNow()
+        #expect(writes == 1)
+    }
+
     @Test func shutdown_SendsTheNoticeThenTheFinalGoAway_AndCloses() async throws {
         let (stream, connection) = try connect()
         stream.send(HTTP2Frame.preface + HTTP2Frame.settings().bytes)

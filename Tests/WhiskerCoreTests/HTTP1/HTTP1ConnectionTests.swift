@@ -44,6 +44,31 @@ import WhiskerTesting
         #expect(output.firstRange(of: "abc")!.lowerBound < output.firstRange(of: "hello")!.lowerBound)
     }
 
+    @Test func sixteenPipelinedRequestsInOneRead_AreAnsweredInOneWrite() async throws {
+        let stream = try connect()
+        stream.send(String(repeating: "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n", count: 16))
+        let output = text(await stream.received { Self.statusLines(String(decoding: $0, as: UTF8.self)).count == 16 })
+        #expect(Self.statusLines(output) == Array(repeating: "HTTP/1.1 200 OK", count: 16))
+        let writes = await stream.writeCountNow()
+        #expect(writes == 1, "what one read brought is answered in one write, not one per response")
+        // A lone request afterwards is answered in a write of its own, at once.
+        stream.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = await stream.received { Self.statusLines(String(decoding: $0, as: UTF8.self)).count == 17 }
+        let writesAfter = await stream.writeCountNow()
+        #expect(writesAfter == 2)
+    }
+
+    @Test func answerOfAHandlerThatWaited_LeavesAtOnce() async throws {
+        let stream = try connect()
+        // The body comes in a later read: /echo's handler waits for it, and answers outside any read turn.
+        stream.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n")
+        stream.send("abc")
+        let output = text(await stream.received { String(decoding: $0, as: UTF8.self).hasSuffix("abc") })
+        #expect(output.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        let writes = await stream.writeCountNow()
+        #expect(writes == 1)
+    }
+
     @Test func headArrivingOneByteAtATime_IsParsedOnce() async throws {
         let stream = try connect()
         for byte in "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n".utf8 { stream.send([byte]) }

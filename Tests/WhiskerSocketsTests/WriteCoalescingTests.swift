@@ -1,0 +1,115 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import WhiskerSockets
+
+/// What a read handler writes leaves in one `sendmsg` when it returns (a read turn), counted in
+/// system calls on a real socket; a write outside a turn leaves at once.
+@Suite(.timeLimit(.minutes(1))) struct WriteCoalescingTests {
+    /// Starts `connection` reading: each readable event reads once, then `answer` runs.
+    private func serve(_ connection: QueueBound<SocketConnection>, answer: @escaping @Sendable (SocketConnection) -> Void) {
+        connection.run { connection in
+            var buffer = ReadBuffer()
+            connection.startReading {
+                guard case .bytes? = try? connection.read(into: &buffer) else { return }
+                buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+                answer(connection)
+            }
+        }
+    }
+
+    /// Reads from the blocking client until `count` bytes arrived.
+    private func receive(_ fd: Int32, count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while bytes.count < count {
+            let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if received <= 0 { break }
+            bytes += chunk[0..<received]
+        }
+        return bytes
+    }
+
+    private func send(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        #expect(bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count)
+    }
+
+    private func counts(_ connection: QueueBound<SocketConnection>) async -> SystemCallCounts {
+        await withCheckedContinuation { continuation in connection.run { continuation.resume(returning: $0.systemCalls) } }
+    }
+
+    @Test func sixteenAnswersToOneRead_LeaveInOneSendmsg_EachCompletedAtOnce() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        let completed = AsyncStream.makeStream(of: Int.self)
+        serve(connection) { connection in
+            var done = 0
+            for index in 0..<16 {
+                connection.write(ArraySlice("answer \(index)\n".utf8)) { error in if error == nil { done += 1 } }
+            }
+            completed.continuation.yield(done)
+        }
+        send(client, "sixteen requests")
+        var iterator = completed.stream.makeAsyncIterator()
+        #expect(await iterator.next() == 16, "a write in a turn is accepted at once, so the next answer can follow")
+        let expected = (0..<16).map { "answer \($0)\n" }.joined()
+        #expect(String(decoding: receive(client, count: expected.utf8.count), as: UTF8.self) == expected)
+        #expect(await counts(connection) == SystemCallCounts(reads: 1, writes: 1))
+    }
+
+    @Test func writeOutsideATurn_LeavesAtOnce() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        connection.run { connection in
+            connection.write(ArraySlice("one".utf8))
+            connection.write(ArraySlice("two".utf8))
+        }
+        #expect(receive(client, count: 6) == Array("onetwo".utf8))
+        #expect(await counts(connection).writes == 2, "no turn to wait for: each flushing write is a sendmsg")
+    }
+
+    @Test func aTurnPastItsBudget_FlushesThenAndThere_AndWaitsForTheKernel() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        let piece = [UInt8](repeating: 0x61, count: SocketConnection.turnBudget / 2 + 1)
+        let inTurn = AsyncStream.makeStream(of: (firstCompleted: Bool, writes: Int).self)
+        serve(connection) { connection in
+            var firstCompleted = false
+            connection.write(piece[...]) { _ in firstCompleted = true }
+            let completedBeforeTheSecond = firstCompleted
+            connection.write(piece[...])
+            inTurn.continuation.yield((completedBeforeTheSecond, connection.systemCalls.writes))
+        }
+        send(client, "go")
+        var iterator = inTurn.stream.makeAsyncIterator()
+        let seen = try #require(await iterator.next())
+        #expect(seen.firstCompleted, "within the budget: accepted at once")
+        #expect(seen.writes == 1, "past the budget the turn's bytes left before the turn ended")
+        #expect(receive(client, count: 2 * piece.count).count == 2 * piece.count)
+    }
+
+    @Test func closeInATurn_StillSendsWhatTheTurnWrote() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        serve(connection) { connection in
+            connection.write(ArraySlice("last words".utf8))
+            connection.close()
+        }
+        send(client, "bye")
+        #expect(readAll(client) == Array("last words".utf8))
+    }
+
+    @Test func sendmsgGathersUpToSixtyFourBuffers() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        serve(connection) { connection in
+            for _ in 0..<100 { connection.write(ArraySlice("x".utf8)) }
+        }
+        send(client, "go")
+        #expect(receive(client, count: 100).count == 100)
+        #expect(await counts(connection).writes == 2, "64 buffers, then the other 36")
+    }
+}
