@@ -83,6 +83,16 @@ public struct ReadBuffer: Sendable {
 
     /// Appends bytes at the end (tests, and bytes that arrive other than by `read`).
     public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+        // Contiguous bytes (an array, a buffer) are copied at once: the byte loop below, which
+        // callers in other modules run unspecialized, allocates for every byte of an array.
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+            guard let from = source.baseAddress, !source.isEmpty else { return }
+            reserveWritable(source.count)
+            let start = writerIndex
+            storage.withUnsafeMutableBufferPointer { to in _ = memcpy(to.baseAddress! + start, from, source.count) }
+            writerIndex += source.count
+        }
+        guard copied == nil else { return }
         for byte in bytes {
             reserveWritable(1)
             storage[writerIndex] = byte

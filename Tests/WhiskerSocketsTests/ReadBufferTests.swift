@@ -46,6 +46,16 @@ import Testing
         #expect(buffer.capacity == 1024)
     }
 
+    @Test func append_CopiesContiguousBytesAtOnce_AndOtherSequencesByteByByte() {
+        var buffer = ReadBuffer(capacity: 4)
+        buffer.append(contentsOf: Array("abc".utf8))
+        buffer.append(contentsOf: (0..<3).lazy.map { UInt8(ascii: "d") + UInt8($0) })  // not contiguous
+        buffer.append(contentsOf: [UInt8]())
+        buffer.moveReaderIndex(forwardBy: 2)
+        buffer.append(contentsOf: Array("ghijk".utf8)[...])  // past the capacity: moved to the front, then grown
+        #expect(buffer.withUnsafeReadableBytes { Array($0) } == Array("cdefghijk".utf8))
+    }
+
     @Test func releaseStorageIfEmpty_FreesOnlyAnEmptyBuffer() {
         var buffer = ReadBuffer(Array("GET".utf8))
         buffer.releaseStorageIfEmpty()
