@@ -174,6 +174,19 @@ public actor WhiskerServer {
         stopRequested = nil
     }
 
+    /// Serves one connection over `stream` as an accepted socket is served (HTTP/1.1 first, then
+    /// whatever ``Configuration/protocolHandover`` takes over), with the routes registered so far
+    /// and the configuration, without listening or running: for WhiskerTesting's
+    /// `InMemoryConnection`. Routes can no longer be registered afterwards, as once the server
+    /// runs. No registry tracks the connection: ``shutdown()`` does not reach it; closing the
+    /// stream ends it. Call on the stream's queue.
+    package nonisolated func serve(_ stream: any ByteStream) {
+        let (router, largestBodyLimit) = routes.freeze(serverDefault: configuration.limits.maxRequestBodySize)
+        let context = ServerContext(router: router, configuration: configuration, largestBodyLimit: largestBodyLimit)
+        // The stream's callbacks hold the connection until it closes.
+        Connection(stream: stream, context: context).start()
+    }
+
     static func display(_ host: String, _ port: Int) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
