@@ -1,0 +1,40 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// The allocation budget (issue 25): mallocs per request for HTTP/1.1 keep-alive, h2c and the
+/// OpenAPI transport, counted in process by ordo-one/benchmark (package-benchmark) with its
+/// malloc interposer, and checked against Thresholds/ by `make test-budget` (README.md).
+///
+/// A nested package, so that the library's own Package.swift gains no dependency: a server that
+/// depends on Whisker never fetches package-benchmark. It reaches the server through public API
+/// only (WhiskerTesting's `InMemoryConnection`), so it builds without `-enable-testing`.
+///
+/// package-benchmark's `swift package benchmark` finds benchmark executables in a folder named
+/// `Benchmarks` at the package's root, hence Benchmarks/Allocations/Benchmarks/AllocationBudget.
+let package = Package(
+    name: "whisker-allocations",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "whisker", path: "../.."),
+        // Only the malloc interposer: the default traits also bring the Swift runtime interposer
+        // (ARC counters on Swift 6.3 for Linux), which nothing here measures.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "AllocationBudget",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "WhiskerCore", package: "whisker"),
+                .product(name: "WhiskerHTTP2", package: "whisker"),
+                .product(name: "OpenAPIWhisker", package: "whisker"),
+                .product(name: "WhiskerTesting", package: "whisker"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Benchmarks/AllocationBudget"
+        ),
+    ]
+)
