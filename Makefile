@@ -156,7 +156,7 @@ unexport H2SPEC
 test-demo: build-demo
 	H2SPEC="$(abspath $(H2SPEC))" $(DEMO)/Tests/run-all.sh "$$($(DEMO_TEST_BUILD) --show-bin-path)/cat-service"
 
-# clean: every build folder of the library and the demo.
+# clean: every build folder of the library, the demo and the allocation budget.
 clean:
 	rm -rf .build $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build
 
