@@ -11,8 +11,8 @@
 # command plugin builds that tool in release mode first, which costs a clean checkout a minute
 # or more): the same arguments, and the malloc interposer preloaded as the plugin does on Linux.
 set -euo pipefail
+operation=${1:-} bin=$(cd "${2:-.}" && pwd) config=${3:-debug}
 cd "$(dirname "${BASH_SOURCE[0]}")"
-operation=$1 bin=$2 config=$3
 tool() {
     LD_PRELOAD="$bin/libMallocInterposerSwift.so${LD_PRELOAD:+:$LD_PRELOAD}" "$bin/BenchmarkTool" \
         --baseline-storage-path "$PWD" --format text --grouping benchmark --no-progress \
