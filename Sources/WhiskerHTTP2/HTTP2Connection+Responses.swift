@@ -89,15 +89,15 @@ extension HTTP2Connection {
     private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, streamID: Int32) {
         streams[streamID]?.isResponseStarted = true
         streams[streamID]?.sendProgressAt = .now()
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(head.headerFields.count + 2)
+        var headers = HeaderList(fields: head.headerFields.count + 3)
+        headers.append(":status", String(head.status.code))
         for field in head.headerFields where !ServerOwnedFields.contains(field.name, http2: true) {
-            fields.append((field.name.canonicalName, field.value))
+            headers.append(field.name.canonicalName, field.value)
         }
-        if let length, head.status.code != 204, head.status.code != 304 { fields.append(("content-length", String(length))) }
-        fields.append(("date", DateCache.shared.value()))
+        if let length, head.status.code != 204, head.status.code != 304 { headers.append("content-length", String(length)) }
+        headers.append("date", DateCache.shared.value())
         do {
-            try session.respond(streamID: streamID, status: head.status.code, fields: fields, hasBody: hasBody)
+            try session.respond(streamID: streamID, headers: headers, hasBody: hasBody)
         } catch {
             logger.error("HTTP/2 response failed", metadata: ["stream": "\(streamID)", "error": "\(error)"])
             session.reset(streamID: streamID)

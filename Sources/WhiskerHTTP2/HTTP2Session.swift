@@ -38,6 +38,9 @@ package final class HTTP2Session {
 
     private var session: OpaquePointer?
     private var events: [Event] = []
+    /// The batch handed out last time, kept to collect the next batch in once its reader has
+    /// let go of it: a batch costs no allocation (see ``handOverEvents()``).
+    private var spareEvents: [Event] = []
     /// The request header block being decoded: HEADERS and its CONTINUATIONs arrive with no
     /// other frame between them, so there is at most one.
     private var headerBlock: HeaderBlock?
@@ -72,12 +75,19 @@ package final class HTTP2Session {
     /// The fields of one request header block, counted against the limits as they arrive.
     private struct HeaderBlock {
         let streamID: Int32
-        var fields: [(name: String, value: String)] = []
+        var fields: [(name: String, value: String)]
         /// The header list size as HPACK counts it: name + value + 32 a field (RFC 9113 §6.5.2).
         var size = 0
         var regularFields = 0
         /// Why the block is refused, once it is; its fields are no longer kept.
         var refusal: String?
+
+        init(streamID: Int32) {
+            self.streamID = streamID
+            fields = []
+            // Room for a usual request's fields at once, not grown field by field.
+            fields.reserveCapacity(16)
+        }
 
         mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, maxSize: Int, maxFields: Int) {
             guard refusal == nil else { return }
@@ -166,8 +176,7 @@ package final class HTTP2Session {
         guard termination == nil else { return [] }
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else { return [] }
         let result = nghttp2_session_mem_recv(session, base, bytes.count)
-        let happened = events
-        events.removeAll(keepingCapacity: true)
+        let happened = handOverEvents()
         if result < 0 {
             // A flood nghttp2 stops without a word: the peer is told why.
             if let flood = Self.flood(Int32(result)) { terminate(errorCode: UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue), reason: flood) }
@@ -206,8 +215,19 @@ package final class HTTP2Session {
     /// Events that happened while sending (a stream closes when its last frame goes out), which
     /// ``receive(_:)`` would otherwise report only with the peer's next bytes.
     package func takeEvents() -> [Event] {
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
+        events.isEmpty ? [] : handOverEvents()
+    }
+
+    /// The events so far, and an empty array to collect the next ones in: the one handed out
+    /// before, emptied in place (its reader has let go of it by now), so that neither the
+    /// hand-over nor the next batch allocates.
+    private func handOverEvents() -> [Event] {
+        let happened = events
+        events = spareEvents
+        spareEvents = []
+        events.removeAll(keepingCapacity: true)
+        spareEvents = happened
+        return happened
     }
 
     /// Whether the session is still open to frames either way (false after GOAWAY both ways, and
@@ -235,11 +255,11 @@ package final class HTTP2Session {
         _ = data.withUnsafeBufferPointer { nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, $0.baseAddress, $0.count) }
     }
 
-    /// Queues a response's head. With `hasBody` false the stream ends with the head.
-    package func respond(streamID: Int32, status: Int, fields: [(name: String, value: String)], hasBody: Bool) throws(HTTP2Error) {
-        let all = [(":status", String(status))] + fields.map { ($0.name, $0.value) }
+    /// Queues a response's head, `headers` beginning with `:status`. With `hasBody` false the
+    /// stream ends with the head.
+    package func respond(streamID: Int32, headers: HeaderList, hasBody: Bool) throws(HTTP2Error) {
         if hasBody { outgoing[streamID] = OutgoingBody() }
-        let result = withHeaderList(all) { list in
+        let result = headers.withNV { list in
             if hasBody {
                 var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
                 return nghttp2_submit_response(session, streamID, list.baseAddress, list.count, &provider)
@@ -250,6 +270,14 @@ package final class HTTP2Session {
             outgoing[streamID] = nil
             throw HTTP2Error(operation: "submitting a response", code: result)
         }
+    }
+
+    /// Submits a response head of `status` and `fields` (see ``respond(streamID:headers:hasBody:)``).
+    package func respond(streamID: Int32, status: Int, fields: [(name: String, value: String)], hasBody: Bool) throws(HTTP2Error) {
+        var headers = HeaderList(fields: fields.count + 1)
+        headers.append(":status", String(status))
+        for field in fields { headers.append(field.name, field.value) }
+        try respond(streamID: streamID, headers: headers, hasBody: hasBody)
     }
 
     /// The count of body bytes framed so far for a stream whose response has bytes (or its end)

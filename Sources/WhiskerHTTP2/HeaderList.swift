@@ -1,27 +1,62 @@
 package import CNGHTTP2
 
-/// Field names whose values are unique to one response: HPACK-encoded without indexing, so that
-/// they do not push the fields every response shares (content-type, server, …) out of the dynamic
-/// table, which would make every later response larger and slower to encode.
-private let neverIndexed: Set<String> = ["etag", "content-range", "x-request-id", "last-modified"]
+/// nghttp2's header list for one header block (a response's head, a test client's request),
+/// built in one byte buffer: a response costs two allocations however many fields it has.
+///
+///     var list = HeaderList(fields: 3)
+///     list.append(":status", "200")
+///     list.append("content-type", "text/plain")
+///     list.withNV { nghttp2_submit_response(session, id, $0.baseAddress, $0.count, nil) }
+package struct HeaderList {
+    private var bytes: [UInt8] = []
+    private var spans: [(name: Int, value: Int, end: Int, flags: UInt8)] = []
 
-/// Builds nghttp2's header list over `fields`' UTF-8, valid for the duration of `body`.
-package func withHeaderList<Result>(_ fields: [(String, String)], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> Result) -> Result {
-    var bytes: [UInt8] = []
-    var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int, flags: UInt8)] = []
-    for (name, value) in fields {
+    /// An empty list with room for `fields` fields of a usual size.
+    package init(fields: Int) {
+        bytes.reserveCapacity(fields * 40)
+        spans.reserveCapacity(fields)
+    }
+
+    /// Appends a field; `name` is lowercase, as HTTP/2 requires.
+    package mutating func append(_ name: String, _ value: String) {
         let nameStart = bytes.count
         bytes += name.utf8
         let valueStart = bytes.count
         bytes += value.utf8
-        let flags = neverIndexed.contains(name) ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
-        spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, UInt8(flags.rawValue)))
+        let flags = Self.isNeverIndexed(name) ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
+        spans.append((nameStart, valueStart, bytes.count, UInt8(flags.rawValue)))
     }
-    return bytes.withUnsafeMutableBufferPointer { all in
-        let base = all.baseAddress!  // never empty: every header list has a pseudo-header
-        var list = spans.map {
-            nghttp2_nv(name: base + $0.name, value: base + $0.value, namelen: $0.nameLength, valuelen: $0.valueLength, flags: $0.flags)
+
+    /// Field names whose values are unique to one response: HPACK-encoded without indexing, so
+    /// that they do not push the fields every response shares (content-type, server, …) out of
+    /// the dynamic table, which would make every later response larger and slower to encode.
+    private static func isNeverIndexed(_ name: String) -> Bool {
+        switch name {
+        case "etag", "content-range", "x-request-id", "last-modified": true
+        default: false
         }
-        return list.withUnsafeMutableBufferPointer { body($0) }
     }
+
+    /// Calls `body` with nghttp2's list over the fields' bytes (valid for the call only; nghttp2
+    /// copies what it keeps). The list itself is on the stack.
+    package func withNV<Result>(_ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> Result) -> Result {
+        bytes.withUnsafeBufferPointer { all in
+            let base = UnsafeMutablePointer(mutating: all.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: spans.count) { list in
+                for (index, span) in spans.enumerated() {
+                    list.initializeElement(at: index, to: nghttp2_nv(
+                        name: base + span.name, value: base + span.value,
+                        namelen: span.value - span.name, valuelen: span.end - span.value, flags: span.flags))
+                }
+                return body(list)
+            }
+        }
+    }
+}
+
+/// Builds nghttp2's header list over `fields`' UTF-8, valid for the duration of `body`.
+package func withHeaderList<Result>(_ fields: [(String, String)], _ body: (UnsafeMutableBufferPointer<nghttp2_nv>) -> Result) -> Result {
+    var list = HeaderList(fields: fields.count)
+    for (name, value) in fields { list.append(name, value) }
+    return list.withNV(body)
 }

@@ -34,6 +34,10 @@ public final class IOWorker: @unchecked Sendable {
     private var handlers: [Int32: any IOReadinessHandler] = [:]
     /// The armed deadlines of the worker's connections, behind one Dispatch timer.
     let deadlines: WorkerDeadlines
+    /// A read buffer's storage that a connection gave back when it went idle, for the next
+    /// connection that reads: a keep-alive request then reads into memory another request freed
+    /// on this queue, not into a new allocation, and an idle connection still holds no buffer.
+    private var spareReadStorage: [UInt8] = []
 
     /// Creates a worker with its queue (on Dispatch's global pool) and epoll set.
     /// - Parameter label: The queue's label, as debuggers and `perf` show it.
@@ -82,6 +86,18 @@ public final class IOWorker: @unchecked Sendable {
         assertOnQueue()
         selector.remove(fd)
         handlers[fd] = nil
+    }
+
+    /// Gives `buffer`'s storage back to the worker, if it is empty (see ``lendReadStorage(to:)``).
+    package func recycleReadStorage(of buffer: inout ReadBuffer) {
+        assertOnQueue()
+        buffer.releaseStorageIfEmpty(into: &spareReadStorage)
+    }
+
+    /// Gives a buffer with no storage the worker's spare one, if it has one, before a read.
+    package func lendReadStorage(to buffer: inout ReadBuffer) {
+        assertOnQueue()
+        buffer.reuseStorage(from: &spareReadStorage)
     }
 
     /// The label of the worker whose queue runs the caller (a handler's task included), if any:

@@ -31,6 +31,16 @@ public struct QueueBound<Value: AnyObject>: @unchecked Sendable {
         queue.async { body(value.value) }
     }
 
+    /// Runs `body` with the value now if the caller is on the value's queue, and returns true;
+    /// returns false (and does nothing) otherwise. `body` does not escape, so a caller that tries
+    /// this before ``run(_:)`` makes no closure context on the usual path (a handler answering on
+    /// its connection's own queue).
+    public func runIfOnQueue(_ body: (Value) -> Void) -> Bool {
+        guard DispatchQueue.getSpecific(key: ownerKey) == ObjectIdentifier(queue) else { return false }
+        body(value)
+        return true
+    }
+
     /// Marks `queue` so that ``run(_:)`` can tell when it is already running on it.
     public static func markOwned(_ queue: DispatchQueue) {
         queue.setSpecific(key: ownerKey, value: ObjectIdentifier(queue))

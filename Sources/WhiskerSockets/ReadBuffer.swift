@@ -65,6 +65,22 @@ public struct ReadBuffer: Sendable {
         nextReadSize = initialCapacity
     }
 
+    /// Hands the storage to `spare` when nothing is left to read and the buffer is at its resting
+    /// size, else frees it as ``releaseStorageIfEmpty()`` does; ``reuseStorage(from:)`` takes it
+    /// back (see ``IOWorker``'s spare read storage).
+    package mutating func releaseStorageIfEmpty(into spare: inout [UInt8]) {
+        guard readableBytes == 0, !storage.isEmpty else { return }
+        if storage.count == initialCapacity && spare.isEmpty { swap(&storage, &spare) }
+        releaseStorageIfEmpty()
+    }
+
+    /// Takes `spare` as the storage of a buffer that has none (and `spare` is of its resting
+    /// size), instead of allocating on the next read.
+    package mutating func reuseStorage(from spare: inout [UInt8]) {
+        guard storage.isEmpty, spare.count == initialCapacity else { return }
+        swap(&storage, &spare)
+    }
+
     @inlinable
     public func withUnsafeReadableBytes<Result, Failure: Error>(
         _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result

@@ -54,6 +54,7 @@ final class HTTP1Connection: ConnectionHandler {
 
     func readable() {
         do {
+            socket.worker.lendReadStorage(to: &buffer)
             switch try socket.read(into: &buffer) {
             case .wouldBlock:
                 return
@@ -231,8 +232,9 @@ final class HTTP1Connection: ConnectionHandler {
     /// The response is written and the request body read: the connection is ready for the next request.
     func finishExchange() {
         exchange = nil
-        // An idle keep-alive connection keeps no read buffer: thousands of them would hold 4 KiB each.
-        buffer.releaseStorageIfEmpty()
+        // An idle keep-alive connection keeps no read buffer: thousands of them would hold 4 KiB
+        // each. Its worker keeps one for whichever connection reads next.
+        socket.worker.recycleReadStorage(of: &buffer)
         switch state.exchangeFinished(now: .now(), hasBufferedBytes: buffer.readableBytes > 0) {
         case .close: socket.close()
         case .readNext: drive()

@@ -85,7 +85,7 @@ private func respond(
         }
         response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
     }
-    response = steps.apply(to: response, for: request.head, requestID: requestID)
+    steps.apply(to: &response, for: request.head, requestID: requestID)
     let status = response.head.status.code
     let length: Int64?
     let write: @Sendable (ResponseBodyWriter) async throws -> Void

@@ -28,7 +28,8 @@ package protocol ResponseWriting: AnyObject, SendableMetatype {
 }
 
 /// One exchange or stream of a connection as the place a handler's response goes: each call hops
-/// to the connection's queue (or runs at once when the handler is already on it).
+/// to the connection's queue (or runs at once when the handler is already on it, without making
+/// a closure to send there).
 package struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget {
     let connection: QueueBound<Connection>
     let id: Connection.ExchangeID
@@ -39,18 +40,22 @@ package struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget 
     }
 
     package func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
+        if connection.runIfOnQueue({ $0.writeResponse(head, body: body, id: id) }) { return }
         connection.run { [id] in $0.writeResponse(head, body: body, id: id) }
     }
 
     package func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
+        if connection.runIfOnQueue({ $0.writeStreamHead(head, length: length, id: id) }) { return }
         connection.run { [id] in $0.writeStreamHead(head, length: length, id: id) }
     }
 
     package func finishStream() {
+        if connection.runIfOnQueue({ $0.finishStream(id: id) }) { return }
         connection.run { [id] in $0.finishStream(id: id) }
     }
 
     package func abortStream() {
+        if connection.runIfOnQueue({ $0.abortStream(id: id) }) { return }
         connection.run { [id] in $0.abortStream(id: id) }
     }
 

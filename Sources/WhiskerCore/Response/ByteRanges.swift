@@ -113,6 +113,15 @@ extension Response {
     /// - Parameter asksRange: Whether the request has a `Range` field (a plain request only gets
     ///   `Accept-Ranges`).
     func answeringRange(of request: HTTPRequest, asksRange: Bool = true) -> Response {
+        var response = self
+        response.answerRange(of: request, asksRange: asksRange)
+        return response
+    }
+
+    /// Makes this response answer `request`'s `Range` header, in place (see
+    /// ``answeringRange(of:asksRange:)``): the fields of the usual answer (the whole body with
+    /// `Accept-Ranges`) are added without copying the response's fields first.
+    mutating func answerRange(of request: HTTPRequest, asksRange: Bool = true) {
         let length: Int64? = switch body.storage {
         case .empty: 0
         case .bytes(let bytes): Int64(bytes.count)
@@ -120,33 +129,29 @@ extension Response {
         }
         switch RangeAnswer.decide(request, head, length: length, asksRange: asksRange) {
         case .whole(let advertises):
-            guard advertises, head.headerFields[.acceptRanges] == nil else { return self }
-            var response = self
-            response.head.headerFields.append(HTTPField(name: .acceptRanges, value: "bytes"))
-            return response
+            guard advertises, head.headerFields[.acceptRanges] == nil else { return }
+            head.headerFields.append(HTTPField(name: .acceptRanges, value: "bytes"))
         case .unsatisfiable(let length):
-            return Response(
+            self = Response(
                 status: .rangeNotSatisfiable,
                 headerFields: [.contentRange: "bytes */\(length)", .acceptRanges: "bytes", .contentType: "text/plain; charset=utf-8"],
                 body: .init(string: "range not satisfiable: the representation has \(length) bytes\n"))
         case .partial(let range, let length):
-            var response = self
-            response.head.status = .partialContent
-            response.head.headerFields[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"
-            response.head.headerFields[.acceptRanges] = "bytes"
-            response.head.headerFields[.contentLength] = nil
+            head.status = .partialContent
+            head.headerFields[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"
+            head.headerFields[.acceptRanges] = "bytes"
+            head.headerFields[.contentLength] = nil
             switch body.storage {
             case .empty:
                 break
             case .bytes(let bytes):
                 let start = bytes.startIndex + Int(range.lowerBound)
-                response.body = ResponseBody(storage: .bytes(bytes[start...(bytes.startIndex + Int(range.upperBound))]))
+                body = ResponseBody(storage: .bytes(bytes[start...(bytes.startIndex + Int(range.upperBound))]))
             case .stream(_, let write):
-                response.body = ResponseBody(storage: .stream(length: range.upperBound - range.lowerBound + 1) { writer in
+                body = ResponseBody(storage: .stream(length: range.upperBound - range.lowerBound + 1) { writer in
                     try await write(ResponseBodyWriter(sink: RangeSink(writer.sink, range: range)))
                 })
             }
-            return response
         }
     }
 }

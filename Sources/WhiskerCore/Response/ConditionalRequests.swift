@@ -22,13 +22,18 @@ extension Response {
     /// is a 200 to GET or HEAD whose body is in memory and it has none. An `ETag` the handler set
     /// is kept.
     func withGeneratedETag(for request: HTTPRequest) -> Response {
+        var response = self
+        response.addGeneratedETag(for: request)
+        return response
+    }
+
+    /// Adds the `ETag` of ``withGeneratedETag(for:)`` in place, without copying the fields first.
+    mutating func addGeneratedETag(for request: HTTPRequest) {
         guard request.method == .get || request.method == .head, head.status == .ok, head.headerFields[.eTag] == nil,
               case .bytes(let bytes) = body.storage
-        else { return self }
-        var response = self
+        else { return }
         // Known to be absent: appended, not set (which would first look for others).
-        response.head.headerFields.append(HTTPField(name: .eTag, value: EntityTag.strong(for: bytes)))
-        return response
+        head.headerFields.append(HTTPField(name: .eTag, value: EntityTag.strong(for: bytes)))
     }
 
     /// This response as it answers `request`'s preconditions (RFC 9110 §13.2.2), for a 2xx response

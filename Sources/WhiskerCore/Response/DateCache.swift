@@ -9,23 +9,24 @@ import Synchronization
 package final class DateCache: Sendable {
     package static let shared = DateCache()
 
-    private let cache = Mutex<(second: Int, line: [UInt8])>((-1, []))
+    private let cache = Mutex<(second: Int, line: [UInt8], value: String)>((-1, [], ""))
 
     /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second.
-    func headerLine() -> [UInt8] {
+    func headerLine() -> [UInt8] { current.line }
+
+    /// The IMF-fixdate alone (`Sun, 06 Nov 1994 08:49:37 GMT`), for HTTP/2's `date` field.
+    package func value() -> String { current.value }
+
+    /// Both forms for the current second, made once a second.
+    private var current: (line: [UInt8], value: String) {
         let now = time(nil)
         return cache.withLock { cache in
             if cache.second != now {
-                cache = (now, Array("Date: \(Self.format(now))\r\n".utf8))
+                let value = Self.format(now)
+                cache = (now, Array("Date: \(value)\r\n".utf8), value)
             }
-            return cache.line
+            return (cache.line, cache.value)
         }
-    }
-
-    /// The IMF-fixdate alone (`Sun, 06 Nov 1994 08:49:37 GMT`), for HTTP/2's `date` field.
-    package func value() -> String {
-        let line = headerLine()
-        return String(decoding: line[6..<(line.count - 2)], as: UTF8.self)
     }
 
     static func format(_ seconds: Int) -> String {

@@ -40,6 +40,9 @@ public struct Router<Value: Sendable>: Sendable {
     }
 
     private var nodes: [Node] = [Node()]
+    /// The node of each template that has no parameter, by its normalised path: such a request
+    /// (`/api/emoji`) is matched with one lookup, its path never split into segments.
+    private var staticPaths: [Substring: Int] = [:]
 
     /// Every method some route answers, plus `HEAD` where `GET` is (what `OPTIONS *` reports).
     public private(set) var methods: Set<HTTPRequest.Method> = []
@@ -58,6 +61,7 @@ public struct Router<Value: Sendable>: Sendable {
     public mutating func register(_ value: Value, method: HTTPRequest.Method, path: String) throws(RouteError) {
         let template = try PathTemplate(String(Self.normalizingPercentEncoding(Self.percentEncodingNonASCII(path[...]))))
         var current = 0
+        var isStatic = true
         for segment in template.segments {
             switch segment {
             case .literal(let text):
@@ -69,6 +73,7 @@ public struct Router<Value: Sendable>: Sendable {
                     current = nodes.count - 1
                 }
             case .pattern(let pattern):
+                isStatic = false
                 if let existing = nodes[current].patterns.first(where: { $0.pattern.shape == pattern.shape }) {
                     current = existing.node
                 } else {
@@ -83,6 +88,7 @@ public struct Router<Value: Sendable>: Sendable {
             throw RouteError(.duplicate(method: method, path: path, existing: existing.template))
         }
         nodes[current].handlers[method] = Entry(value: value, parameterNames: template.parameterNames, template: path)
+        if isStatic { staticPaths["/" + template.segments.map { if case .literal(let text) = $0 { text } else { "" } }.joined(separator: "/")] = current }
         methods.insert(method)
         if method == .get { methods.insert(.head) }
     }
@@ -95,6 +101,11 @@ public struct Router<Value: Sendable>: Sendable {
     /// - Returns: The value and the path parameters; or, when the path matches routes but none for
     ///   this method, the methods that are allowed (for a 405 with `Allow`); or not found.
     public func match(method: HTTPRequest.Method, path: Substring) -> RouteMatch<Value> {
+        // A static route's path as it is, with nothing to normalise: where a trie walk would end.
+        if let node = staticPaths[path], !path.utf8.contains(UInt8(ascii: "%")), path.utf8.allSatisfy({ $0 < 0x80 }),
+           let entry = nodes[node].handlers[method] ?? (method == .head ? nodes[node].handlers[.get] : nil) {
+            return .found(entry.value, PathParameters())
+        }
         guard let segments = Self.segments(path) else { return .notFound }
         var captures: [Substring] = []
         captures.reserveCapacity(4)
