@@ -53,6 +53,9 @@ public protocol ByteStream: AnyObject {
     /// Closes once every queued write has gone out, lingering (for at most `linger`) so that unread
     /// input does not turn the close into a reset.
     func closeAfterFlush(linger: DispatchTimeInterval)
+    /// Closes once every queued write has gone out: at once when the peer has sent nothing still
+    /// unread (it said it is done, and was), else lingering as ``closeAfterFlush(linger:)``.
+    func closeAfterFlush(lingeringOnlyForUnreadInput linger: DispatchTimeInterval)
     /// Closes now; queued writes fail.
     func close()
     /// Closes now with a reset (RST): what is queued, in the process or in the kernel, is dropped.
@@ -88,6 +91,12 @@ public struct WriteBacklog: Sendable, Equatable {
 extension ByteStream {
     /// A stream that does not measure its backlog.
     public var writeBacklog: WriteBacklog? { nil }
+
+    /// A stream that cannot tell what its peer left unread (an encrypted one: the peer's
+    /// close_notify may be on its way) always lingers.
+    public func closeAfterFlush(lingeringOnlyForUnreadInput linger: DispatchTimeInterval) {
+        closeAfterFlush(linger: linger)
+    }
 
     /// A stream with no reset of its own closes.
     public func abort() { close() }

@@ -79,7 +79,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     private enum LingerState {
         case none
         /// Close once the queue drains, then discard what the peer still sends until EOF.
-        case closeAfterFlush(linger: DispatchTimeInterval)
+        case closeAfterFlush(linger: DispatchTimeInterval, onlyForUnreadInput: Bool)
         case discarding(budget: Int)
     }
 
@@ -282,7 +282,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         pending.removeAll(keepingCapacity: pending.capacity <= 16)
         pendingHead = 0
         stopWaitingToWrite()
-        if case .closeAfterFlush(let linger) = lingerState { beginLinger(linger) }
+        if case .closeAfterFlush(let linger, let onlyForUnreadInput) = lingerState { beginLinger(linger, onlyForUnreadInput: onlyForUnreadInput) }
     }
 
     /// How many queued buffers one `sendmsg` gathers (Linux takes up to 1,024).
@@ -338,11 +338,25 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     /// `linger`), so that closing with unread input does not make the kernel send a reset that
     /// destroys the response before the peer reads it.
     public func closeAfterFlush(linger: DispatchTimeInterval) {
+        closeAfterFlush(linger: linger, onlyForUnreadInput: false)
+    }
+
+    /// Closes once every queued write is in the kernel: at once when the peer has sent nothing
+    /// that is still unread (a client that asked to close and sent nothing more, as with
+    /// `Connection: close`), else lingering as ``closeAfterFlush(linger:)`` does. A close with
+    /// nothing unread ends in a FIN after the queued bytes, never a reset, so the wait for the
+    /// peer's own close (a read, a deadline, an event) is saved; nginx closes such a connection
+    /// the same way.
+    public func closeAfterFlush(lingeringOnlyForUnreadInput linger: DispatchTimeInterval) {
+        closeAfterFlush(linger: linger, onlyForUnreadInput: true)
+    }
+
+    private func closeAfterFlush(linger: DispatchTimeInterval, onlyForUnreadInput: Bool) {
         assertOnQueue()
         guard !isClosed else { return }
-        lingerState = .closeAfterFlush(linger: linger)
+        lingerState = .closeAfterFlush(linger: linger, onlyForUnreadInput: onlyForUnreadInput)
         if pendingHead == pending.count {
-            beginLinger(linger)
+            beginLinger(linger, onlyForUnreadInput: onlyForUnreadInput)
         } else if isInReadTurn {
             isFlushDue = true
         } else if !isWaitingToWrite {
@@ -350,7 +364,11 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         }
     }
 
-    private func beginLinger(_ linger: DispatchTimeInterval) {
+    private func beginLinger(_ linger: DispatchTimeInterval, onlyForUnreadInput: Bool) {
+        if onlyForUnreadInput && !hasUnreadInput() {
+            close()
+            return
+        }
         lingerState = .discarding(budget: 1 << 20)
         shutdown(fd, Int32(SHUT_WR))
         if !isReading {
@@ -360,6 +378,13 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         }
         discardInput()
         if !isClosed { LingerDeadlines.shared.add(self, deadline: .now() + linger) }
+    }
+
+    /// Whether the peer sent bytes that are still in the kernel, unread (a peek of one byte).
+    private func hasUnreadInput() -> Bool {
+        var byte: UInt8 = 0
+        systemCalls.reads += 1
+        return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0
     }
 
     private func discardInput() {

@@ -61,3 +61,41 @@ import Testing
         #expect(received.count == response.count)
     }
 }
+
+/// A peer that said it is done (`Connection: close`) and sent nothing more is closed without the
+/// linger: nothing unread means the close ends in a FIN, never a reset.
+@Suite struct CloseWithoutLingerTests {
+    @Test func nothingUnread_ClosesAtOnce_WithTheWholeResponse() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        let closed = AsyncStream.makeStream(of: Bool.self)
+        connection.run { connection in
+            connection.onClose = { closed.continuation.yield(LingerDeadlines.shared.contains(connection)) }
+            connection.write(Array("bye".utf8)[...])
+            connection.closeAfterFlush(lingeringOnlyForUnreadInput: .seconds(60))
+        }
+        var iterator = closed.stream.makeAsyncIterator()
+        // The client keeps its side open: only a close without the linger ends the connection.
+        #expect(await iterator.next() == false, "closed at once, no linger deadline")
+        #expect(readAll(client) == Array("bye".utf8), "the response, then end of stream (no reset)")
+    }
+
+    @Test func unreadInput_StillLingers_UntilThePeerCloses() async throws {
+        let (client, connection) = try await connectedPair()
+        defer { close(client) }
+        let junk = Array("more".utf8)
+        #expect(junk.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == junk.count)
+        let events = AsyncStream.makeStream(of: String.self)
+        connection.run { connection in
+            connection.onClose = { events.continuation.yield("closed") }
+            connection.write(Array("bye".utf8)[...])
+            connection.closeAfterFlush(lingeringOnlyForUnreadInput: .seconds(60))
+            events.continuation.yield("lingering: \(LingerDeadlines.shared.contains(connection))")
+        }
+        var iterator = events.stream.makeAsyncIterator()
+        #expect(await iterator.next() == "lingering: true", "bytes the server never read: it lingers")
+        #expect(readAll(client) == Array("bye".utf8))
+        shutdown(client, Int32(SHUT_WR))
+        #expect(await iterator.next() == "closed")
+    }
+}

@@ -1,3 +1,4 @@
+import Dispatch
 import WhiskerSockets
 import HTTPTypes
 import Logging
@@ -113,6 +114,12 @@ extension HTTP1Connection: ResponseWriting {
             return
         case .close:
             exchange.body?.finish(error: RequestBodyError.responseAlreadySent)
+            socket.closeAfterFlush()
+        case .closeAsAsked where buffer.readableBytes == 0:
+            // The client said this was its last request and sent no byte more: no lingering for
+            // bytes it will not send (unless the kernel holds some after all).
+            socket.closeAfterFlush(lingeringOnlyForUnreadInput: .seconds(2))
+        case .closeAsAsked:
             socket.closeAfterFlush()
         case .finishExchange:
             finishExchange()

@@ -32,6 +32,9 @@ struct HTTP1ConnectionState {
     enum AfterResponse: Equatable {
         /// The response said `Connection: close` (or could not keep the connection): close once flushed.
         case close
+        /// As ``close``, on the client's own word (`Connection: close`, HTTP/1.0) after its whole
+        /// request: it sends nothing more, so nothing needs the lingering close unless bytes came anyway.
+        case closeAsAsked
         /// The request is complete too: ready for the next one.
         case finishExchange
         /// The body is still arriving and nobody reads it: drop it as it comes, then go on.
@@ -232,7 +235,8 @@ struct HTTP1ConnectionState {
         updateBodyRate(now: now)
         if !keptAlive {
             isClosing = true
-            return .close
+            let isRequestWhole = current.isBodyComplete || current.remainingBodyBytes == 0
+            return !current.requestKeepsAlive && isRequestWhole ? .closeAsAsked : .close
         }
         return current.isBodyComplete ? .finishExchange : .drainBody
     }

@@ -38,14 +38,23 @@ import WhiskerSockets
         #expect(result(state.bodyEnded()) == true, "the end arrives: the exchange is over")
     }
 
-    @Test func requestSayingClose_ClosesAfterTheResponse() {
+    @Test func requestSayingClose_ClosesAfterTheResponse_AsAsked() {
         var state = HTTP1ConnectionState(now: start)
         let id = state.headReceived(keepAlive: false, expectsContinue: false, framing: .none)
-        _ = state.bodyEnded()
         #expect(result(state.responseStarting(id: id)) == false)
-        #expect(result(state.responseWritten(id: id, keptAlive: false)) == .close)
+        // Answered before the parser reported the end of a request that has no body: it is whole.
+        #expect(result(state.responseWritten(id: id, keptAlive: false)) == .closeAsAsked, "the client's own close: no linger needed")
         #expect(state.isClosing)
         #expect(!state.mayParseHead)
+    }
+
+    @Test func closeTheClientDidNotAskFor_OrBeforeItsBodyEnded_Lingers() {
+        var keepAlive = HTTP1ConnectionState(now: start)
+        let first = keepAlive.headReceived(keepAlive: true, expectsContinue: false, framing: .none)
+        #expect(result(keepAlive.responseWritten(id: first, keptAlive: false)) == .close, "the server's decision: the client may be sending")
+        var unread = HTTP1ConnectionState(now: start)
+        let second = unread.headReceived(keepAlive: false, expectsContinue: false, framing: .length(10))
+        #expect(result(unread.responseWritten(id: second, keptAlive: false)) == .close, "body bytes still on their way")
     }
 
     @Test func lateCallback_FromAnEarlierExchange_IsIgnored() {
