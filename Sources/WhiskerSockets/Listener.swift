@@ -6,7 +6,9 @@ import Musl
 import Dispatch
 private import CWhiskerSystem
 
-/// A listening TCP socket that accepts connections on a Dispatch read source.
+/// A listening TCP socket that accepts connections: in the epoll set of an ``IOWorker`` (the
+/// server's way: a connection accepted there starts on that worker's queue with no hand-off to
+/// another thread), or on a Dispatch read source of its own.
 ///
 /// The socket is bound in the initializer (or adopted, already bound, from a supervisor such as
 /// systemd with ``init(inheritedDescriptor:)``), so a taken port is reported at once and port 0
@@ -18,24 +20,31 @@ private import CWhiskerSystem
 ///     let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
 ///     listener.start { socket in /* own the accepted socket */ }
 ///     print(listener.localAddress.port)
-public final class Listener: @unchecked Sendable {
-    // Safe to send: `source` and `isStopped` are touched only on `queue` (asserted in debug builds);
-    // `fd` and `localAddress` are immutable.
+public final class Listener: IOReadinessHandler, @unchecked Sendable {
+    // Safe to send: `source`, `isStopped`, the callbacks and the pause are touched only on `queue`
+    // (asserted in debug builds); `fd`, `worker` and `localAddress` are immutable.
     /// The address the socket is bound to, with the port the system picked for port 0.
     public let localAddress: SocketAddress
     private let fd: Int32
     private let queue: DispatchQueue
+    /// The worker whose epoll set watches the socket, or `nil` for a Dispatch source.
+    private let worker: IOWorker?
     private var source: (any DispatchSourceRead)?
+    private var isRegistered = false
     private var isStopped = false
     private var isAcceptPaused = false
+    private var onAccept: (@Sendable (Socket) -> Void)?
+    private var onError: (@Sendable (SocketError) -> Void)?
 
     /// Creates a socket, sets `SO_REUSEADDR` (and `IPV6_V6ONLY` for IPv6, so `::` and
     /// `0.0.0.0` can both be bound), binds it and starts listening.
     /// - Parameters:
     ///   - address: The address to bind; port 0 picks a free port.
     ///   - backlog: The kernel's queue of connections not yet accepted.
+    ///   - worker: The worker that accepts (on its queue, in its epoll set); `nil` for a Dispatch
+    ///     source and a queue of the listener's own.
     /// - Throws: ``SocketError`` naming the call and address, for example when the port is taken.
-    public init(address: SocketAddress, backlog: Int32 = 1024) throws(SocketError) {
+    public init(address: SocketAddress, backlog: Int32 = 1024, worker: IOWorker? = nil) throws(SocketError) {
         let fd = try checkedSystemCall("socket") { socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         do {
             var one: Int32 = 1
@@ -53,7 +62,8 @@ public final class Listener: @unchecked Sendable {
             throw error
         }
         self.fd = fd
-        self.queue = DispatchQueue(label: "whisker.listener.\(localAddress)")
+        self.worker = worker
+        self.queue = worker?.queue ?? DispatchQueue(label: "whisker.listener.\(localAddress)")
     }
 
     /// Adopts a listening socket this process inherited, such as one systemd passed for socket
@@ -65,12 +75,14 @@ public final class Listener: @unchecked Sendable {
     ///
     /// The listener owns the descriptor from here on and closes it in ``stop()``; on error the
     /// descriptor is left open and untouched, for the caller to report or close.
-    /// - Parameter fd: An open descriptor of an IPv4 or IPv6 `SOCK_STREAM` socket that is
-    ///   already bound and listening.
+    /// - Parameters:
+    ///   - fd: An open descriptor of an IPv4 or IPv6 `SOCK_STREAM` socket that is already bound
+    ///     and listening.
+    ///   - worker: As for ``init(address:backlog:worker:)``.
     /// - Throws: ``SocketError`` naming the descriptor: not open or not a socket (`EBADF`,
     ///   `ENOTSOCK`), a datagram or other non-stream socket (`EPROTOTYPE`), not listening
     ///   (`EINVAL`), or a Unix-domain socket, which this listener cannot serve (`EAFNOSUPPORT`).
-    public init(inheritedDescriptor fd: Int32) throws(SocketError) {
+    public init(inheritedDescriptor fd: Int32, worker: IOWorker? = nil) throws(SocketError) {
         let target = "inherited descriptor \(fd)"
         let type = try Self.intOption(fd, SO_TYPE, "getsockopt(\(target), SO_TYPE)")
         guard type == Int32(SOCK_STREAM.rawValue) else {
@@ -88,7 +100,8 @@ public final class Listener: @unchecked Sendable {
         _ = try checkedSystemCall("fcntl(\(target), F_SETFD, FD_CLOEXEC)") { fcntl(fd, F_SETFD, descriptorFlags | FD_CLOEXEC) }
         self.fd = fd
         self.localAddress = address
-        self.queue = DispatchQueue(label: "whisker.listener.\(address)")
+        self.worker = worker
+        self.queue = worker?.queue ?? DispatchQueue(label: "whisker.listener.\(address)")
     }
 
     private static func intOption(_ fd: Int32, _ option: Int32, _ call: @autoclosure () -> String) throws(SocketError) -> Int32 {
@@ -118,9 +131,20 @@ public final class Listener: @unchecked Sendable {
     ///     of descriptors (`EMFILE`), so a full process does not spin.
     public func start(onAccept: @escaping @Sendable (Socket) -> Void, onError: @escaping @Sendable (SocketError) -> Void = { _ in }) {
         queue.async { [self] in
-            guard !isStopped, source == nil else { return }
+            guard !isStopped, source == nil, !isRegistered else { return }
+            self.onAccept = onAccept
+            self.onError = onError
+            if let worker {
+                do throws(SocketError) {
+                    try worker.register(fd, interest: .read, handler: self)
+                    isRegistered = true
+                } catch {
+                    onError(error)
+                }
+                return
+            }
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [weak self] in self?.acceptPending(onAccept: onAccept, onError: onError) }
+            source.setEventHandler { [weak self] in self?.acceptPending() }
             let fd = self.fd
             source.setCancelHandler { close(fd) }
             self.source = source
@@ -128,7 +152,13 @@ public final class Listener: @unchecked Sendable {
         }
     }
 
-    private func acceptPending(onAccept: @Sendable (Socket) -> Void, onError: @Sendable (SocketError) -> Void) {
+    /// The worker reports the socket readable: connections wait to be accepted.
+    func handle(_ readiness: IOReadiness) {
+        acceptPending()
+    }
+
+    private func acceptPending() {
+        guard let onAccept, let onError, !isStopped else { return }
         // A bounded batch per event keeps one busy listener from starving other work on the pool.
         for _ in 0..<64 {
             var storage = sockaddr_storage()
@@ -158,13 +188,26 @@ public final class Listener: @unchecked Sendable {
 
     /// Out of descriptors: the listening socket stays readable, so stop watching it for a moment.
     private func pauseAccepting() {
-        guard let source, !isAcceptPaused else { return }
+        guard !isAcceptPaused, source != nil || isRegistered else { return }
         isAcceptPaused = true
-        source.suspend()
+        setWatching(false)
         queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in
             guard isAcceptPaused else { return }
             isAcceptPaused = false
-            self.source?.resume()
+            setWatching(true)
+        }
+    }
+
+    /// Starts or stops watching the socket (a paused Dispatch source, or no interest in epoll).
+    private func setWatching(_ watching: Bool) {
+        if let worker, isRegistered {
+            do throws(SocketError) {
+                try worker.update(fd, interest: watching ? .read : [])
+            } catch {
+                onError?(error)
+            }
+        } else if let source {
+            if watching { source.resume() } else { source.suspend() }
         }
     }
 
@@ -175,7 +218,16 @@ public final class Listener: @unchecked Sendable {
         queue.async { [self] in
             guard !isStopped else { return onClosed() }
             isStopped = true
-            if let source {
+            onAccept = nil
+            onError = nil
+            if let worker, isRegistered {
+                // Out of the epoll set before the descriptor is closed, never after.
+                isRegistered = false
+                isAcceptPaused = false
+                worker.deregister(fd)
+                close(fd)
+                onClosed()
+            } else if let source {
                 if isAcceptPaused {
                     isAcceptPaused = false
                     source.resume()

@@ -65,6 +65,32 @@ import Glibc
         var closedIterator = closed.stream.makeAsyncIterator()
         #expect(await closedIterator.next() != nil, "the connection closes once the peer is gone")
     }
+
+    @Test func onAWorker_AcceptsOnItsQueue_AndStopLeavesItsEpollSet() async throws {
+        let worker = try IOWorker(label: "whisker.listener-test")
+        let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0), worker: worker)
+        let (accepted, continuation) = AsyncStream.makeStream(of: String?.self)
+        listener.start { socket in
+            continuation.yield(IOWorker.currentLabel)
+            close(socket.fd)
+        }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
+            #expect(connect(client, address, length) == 0)
+        }
+        var iterator = accepted.makeAsyncIterator()
+        #expect(await iterator.next() == "whisker.listener-test", "accepted on the worker's queue: no hand-off")
+        let registered = { await withCheckedContinuation { done in worker.queue.async { done.resume(returning: worker.registeredCount) } } }
+        #expect(await registered() == 1, "the listening socket is in the worker's epoll set")
+        await listener.stop()
+        #expect(await registered() == 0, "and out of it before it is closed")
+        let refused = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(refused) }
+        try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
+            #expect(connect(refused, address, length) != 0, "closed: a new connection is refused")
+        }
+    }
 }
 
 /// Starts `listener`, connects a blocking IPv4 client to it, and returns the client's descriptor

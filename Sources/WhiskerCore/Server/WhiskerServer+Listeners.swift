@@ -27,17 +27,19 @@ extension WhiskerServer {
         let role: ListenerRole
         var wrapper: (any StreamWrapper)? { role.wrapper }
 
-        func listen() throws(WhiskerServerError) -> Listener {
+        /// The listening socket, accepting on `worker`'s queue (a connection that the registry
+        /// gives to that worker starts there at once).
+        func listen(on worker: IOWorker) throws(WhiskerServerError) -> Listener {
             switch source {
             case .bind(let host, let port):
                 do {
-                    return try Listener(address: SocketAddress(host: host, port: port))
+                    return try Listener(address: SocketAddress(host: host, port: port), worker: worker)
                 } catch {
                     throw WhiskerServerError("cannot listen on \(WhiskerServer.display(host, port)): \(error)")
                 }
             case .inherited(let descriptor):
                 do {
-                    return try Listener(inheritedDescriptor: descriptor.fd)
+                    return try Listener(inheritedDescriptor: descriptor.fd, worker: worker)
                 } catch {
                     throw WhiskerServerError("cannot serve the inherited socket \(descriptor): \(error)")
                 }

@@ -88,8 +88,9 @@ public actor WhiskerServer {
             registry = ConnectionRegistry(context: context, workers: workers)
             let endpoints = try Self.endpoints(of: configuration)
             runningStreamWrapper = endpoints.lazy.compactMap(\.wrapper).first
-            for endpoint in endpoints {
-                let listener = try endpoint.listen()
+            for (index, endpoint) in endpoints.enumerated() {
+                // Each listener accepts on a worker's queue, spread when there are several.
+                let listener = try endpoint.listen(on: workers.workers[index % workers.workers.count])
                 listeners.append(listener)
                 listener.start { socket in
                     registry.accept(socket, role: endpoint.role)
