@@ -32,47 +32,34 @@ let benchmarks: @Sendable () -> Void = {
         )
     }
 
-    let http1 = Budget { server in
+    /// One benchmark: `budget`'s server and connection opened in setup (and HTTP/2's preface
+    /// exchanged, for `http2`), then one `GET /hello` an iteration.
+    func benchmark(_ name: String, _ budget: Budget, http2: Bool = false) {
+        Benchmark(name, configuration: configuration()) { benchmark in
+            if http2 { try await budget.http2Request(benchmark) } else { try await budget.http1Request(benchmark) }
+        } setup: {
+            try await budget.open()
+            if http2 { try await budget.http2Start() }
+        } teardown: {
+            budget.close()
+        }
+    }
+
+    /// `GET /hello`, answered from memory.
+    let hello: @Sendable (WhiskerServer) throws -> Void = { server in
         try server.register(method: .get, path: "/hello") { _ in
             Response(status: .ok, headerFields: [.contentType: "text/plain"], body: .init(string: "hello"))
         }
     }
-    Benchmark("http1-keep-alive", configuration: configuration()) { benchmark in
-        try await http1.http1Request(benchmark)
-    } setup: {
-        try await http1.open()
-    } teardown: {
-        http1.close()
-    }
-
-    let h2c = Budget(configure: { $0.http2 = HTTP2Settings() }) { server in
-        try server.register(method: .get, path: "/hello") { _ in
-            Response(status: .ok, headerFields: [.contentType: "text/plain"], body: .init(string: "hello"))
-        }
-    }
-    Benchmark("h2c", configuration: configuration()) { benchmark in
-        try await h2c.http2Request(benchmark)
-    } setup: {
-        try await h2c.open()
-        try await h2c.http2Start()
-    } teardown: {
-        h2c.close()
-    }
-
+    benchmark("http1-keep-alive", Budget(routes: hello))
+    benchmark("h2c", Budget(configure: { $0.http2 = HTTP2Settings() }, routes: hello), http2: true)
     // The handler as swift-openapi-generator's registerHandlers(on:serverURL:) registers an
     // operation: HTTPTypes in, HTTPTypes and an HTTPBody out, through WhiskerTransport.
-    let transport = Budget { server in
+    benchmark("openapi-transport", Budget { server in
         try WhiskerTransport(server).register({ _, _, _ in
             (HTTPResponse(status: .ok, headerFields: [.contentType: "text/plain"]), HTTPBody("hello"))
         }, method: .get, path: "/hello")
-    }
-    Benchmark("openapi-transport", configuration: configuration()) { benchmark in
-        try await transport.http1Request(benchmark)
-    } setup: {
-        try await transport.open()
-    } teardown: {
-        transport.close()
-    }
+    })
 }
 
 /// One benchmark's server and its persistent in-memory connection.
