@@ -62,10 +62,25 @@ public final class IOWorker: @unchecked Sendable {
         source.cancel()
     }
 
+    /// Descriptors registered while a batch is being handled (a connection accepted on this
+    /// worker starts inline): what the batch still holds for such a number is about the socket
+    /// that had it before, closed meanwhile, and is not delivered to the new one.
+    private var registeredInBatch: [Int32] = []
+    private var isHandlingBatch = false
+
     /// Handles what is ready now, a batch at a time, until a poll comes back short of a full batch
     /// (anything still ready after that makes the source fire again).
     private func drain() {
-        while selector.poll({ readiness in handlers[readiness.fd]?.handle(readiness) }) == selector.capacity {}
+        isHandlingBatch = true
+        defer { isHandlingBatch = false }
+        var isFull = true
+        while isFull {
+            isFull = selector.poll { readiness in
+                guard registeredInBatch.isEmpty || !registeredInBatch.contains(readiness.fd) else { return }
+                handlers[readiness.fd]?.handle(readiness)
+            } == selector.capacity
+            registeredInBatch.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Starts reporting `fd`'s readiness to `handler`, which the worker holds until ``deregister(_:)``.
@@ -73,6 +88,7 @@ public final class IOWorker: @unchecked Sendable {
         assertOnQueue()
         try selector.add(fd, interest: interest)
         handlers[fd] = handler
+        if isHandlingBatch { registeredInBatch.append(fd) }
     }
 
     func update(_ fd: Int32, interest: IOInterest) throws(SocketError) {

@@ -9,6 +9,43 @@ import Testing
 /// descriptor is closed), a peer that resets while reading is paused is noticed, and connections
 /// are handed out in turn.
 @Suite struct IOWorkerTests {
+    /// A descriptor number closed and taken again while one batch of events is handled (a
+    /// connection accepted on the worker starts inline): the batch's event for the closed socket
+    /// must not reach the new one.
+    @Test func descriptorReusedWithinABatch_GetsNoneOfTheOldSocketsEvents() async throws {
+        let worker = try IOWorker(label: "whisker.reuse-test")
+        let seen = AsyncStream.makeStream(of: Int.self)
+        worker.queue.async {
+            var first: [Int32] = [0, 0], second: [Int32] = [0, 0], fresh: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &first) == 0)
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &second) == 0)
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fresh) == 0)
+            let newcomer = ReadinessRecorder()
+            var swapped = false
+            // Whichever of the two is handled first closes the other and gives its number to a
+            // fresh socket with nothing to read; the other's event is still in the batch.
+            func swapOut(_ fd: Int32) {
+                guard !swapped else { return }
+                swapped = true
+                worker.deregister(fd)
+                #expect(dup2(fresh[0], fd) == fd)
+                try? worker.register(fd, interest: .read, handler: newcomer)
+                let descriptors = first + second + fresh
+                worker.queue.async {
+                    seen.continuation.yield(newcomer.events)
+                    for fd in [descriptors[0], descriptors[2]] { worker.deregister(fd) }
+                    for fd in descriptors { close(fd) }
+                }
+            }
+            try? worker.register(first[0], interest: .read, handler: ReadinessRecorder { swapOut(second[0]) })
+            try? worker.register(second[0], interest: .read, handler: ReadinessRecorder { swapOut(first[0]) })
+            _ = write(first[1], "x", 1)
+            _ = write(second[1], "x", 1)
+        }
+        var iterator = seen.stream.makeAsyncIterator()
+        #expect(await iterator.next() == 0, "the old socket's event went to the new one")
+    }
+
     @Test func closedConnection_LeavesTheEpollSet() async throws {
         let (client, connection) = try await connectedPair()
         defer { close(client) }
@@ -47,5 +84,19 @@ import Testing
         let group = try IOWorkerGroup(count: 3)
         let handedOut = (0..<6).map { _ in ObjectIdentifier(group.next()) }
         #expect(handedOut == (group.workers + group.workers).map(ObjectIdentifier.init))
+    }
+}
+
+/// Counts the readiness events it is given, and runs `onEvent` for each. Used on its worker's
+/// queue only, hence `@unchecked Sendable`.
+final class ReadinessRecorder: IOReadinessHandler, @unchecked Sendable {
+    private(set) var events = 0
+    private let onEvent: () -> Void
+
+    init(_ onEvent: @escaping () -> Void = {}) { self.onEvent = onEvent }
+
+    func handle(_ readiness: IOReadiness) {
+        events += 1
+        onEvent()
     }
 }
