@@ -39,6 +39,12 @@ public final class IOWorker: @unchecked Sendable {
     /// on this queue, not into a new allocation, and an idle connection still holds no buffer.
     private var spareReadStorage: [UInt8] = []
 
+    /// Descriptors registered while a batch is being handled (a connection accepted on this
+    /// worker starts inline): what the batch still holds for such a number is about the socket
+    /// that had it before, closed meanwhile, and is not delivered to the new one.
+    private var registeredInBatch: [Int32] = []
+    private var isHandlingBatch = false
+
     /// Creates a worker with its queue (on Dispatch's global pool) and epoll set.
     /// - Parameter label: The queue's label, as debuggers and `perf` show it.
     public init(label: String = "whisker.worker") throws(SocketError) {
@@ -61,12 +67,6 @@ public final class IOWorker: @unchecked Sendable {
     deinit {
         source.cancel()
     }
-
-    /// Descriptors registered while a batch is being handled (a connection accepted on this
-    /// worker starts inline): what the batch still holds for such a number is about the socket
-    /// that had it before, closed meanwhile, and is not delivered to the new one.
-    private var registeredInBatch: [Int32] = []
-    private var isHandlingBatch = false
 
     /// Handles what is ready now, a batch at a time, until a poll comes back short of a full batch
     /// (anything still ready after that makes the source fire again).

@@ -410,7 +410,8 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         guard !isClosed else { return }
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        close()
+        // Not close(): a reset drops what is queued, so the read turn's bytes are not sent first.
+        close(failingWritesWith: SocketError(call: "write", code: EPIPE))
     }
 
     /// Closes now: queued writes fail, the descriptor leaves the worker's epoll set and is closed.

@@ -35,7 +35,6 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
     private var unflushedCompletions: [SocketConnection.WriteCompletion] = []
     private var isInReadTurn = false
     private var isFlushDue = false
-    private var writes = 0
     private var heldWrites: [(bytes: ArraySlice<UInt8>, completion: SocketConnection.WriteCompletion?)] = []
     private var waiters: [Waiter] = []
 
@@ -109,11 +108,11 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
 
     /// How many times written bytes left the stream (one `sendmsg` each over a socket). Read it
     /// on ``queue``.
-    public var writeCount: Int { writes }
+    public private(set) var writeCount = 0
 
     /// ``writeCount`` once every job already queued has run (the read turns of what was sent).
     public func writeCountNow() async -> Int {
-        await withCheckedContinuation { continuation in queue.async { [self] in continuation.resume(returning: writes) } }
+        await withCheckedContinuation { continuation in queue.async { [self] in continuation.resume(returning: writeCount) } }
     }
 
     /// Waits until the stream is closed and returns everything the connection wrote.
@@ -189,20 +188,15 @@ public final class MemoryByteStream: ByteStream, @unchecked Sendable {
 
     // MARK: Private
 
-    /// Writes what waits for a flush as one write.
+    /// Writes what waits for a flush as one write, then runs its completions.
     private func deliverUnflushed() {
         isFlushDue = false
         guard !unflushed.isEmpty || !unflushedCompletions.isEmpty else { return }
         let completions = unflushedCompletions
         unflushedCompletions = []
-        let bytes = unflushed
+        if !unflushed.isEmpty { writeCount += 1 }
+        output += unflushed
         unflushed = []
-        deliver(bytes[...], completions: completions)
-    }
-
-    private func deliver(_ bytes: ArraySlice<UInt8>, completions: [SocketConnection.WriteCompletion]) {
-        if !bytes.isEmpty { writes += 1 }
-        output += bytes
         for completion in completions { completion(nil) }
         guard waiters.contains(where: { $0.predicate(output) }) else { return }
         let waiting = waiters

@@ -59,7 +59,8 @@ public struct Router<Value: Sendable>: Sendable {
     ///   equivalent template (same shape, any parameter names) is already registered; the error
     ///   names both routes.
     public mutating func register(_ value: Value, method: HTTPRequest.Method, path: String) throws(RouteError) {
-        let template = try PathTemplate(String(Self.normalizingPercentEncoding(Self.percentEncodingNonASCII(path[...]))))
+        let normalised = String(Self.normalizingPercentEncoding(Self.percentEncodingNonASCII(path[...])))
+        let template = try PathTemplate(normalised)
         var current = 0
         var isStatic = true
         for segment in template.segments {
@@ -88,7 +89,7 @@ public struct Router<Value: Sendable>: Sendable {
             throw RouteError(.duplicate(method: method, path: path, existing: existing.template))
         }
         nodes[current].handlers[method] = Entry(value: value, parameterNames: template.parameterNames, template: path)
-        if isStatic { staticPaths["/" + template.segments.map { if case .literal(let text) = $0 { text } else { "" } }.joined(separator: "/")] = current }
+        if isStatic { staticPaths[normalised[...]] = current }
         methods.insert(method)
         if method == .get { methods.insert(.head) }
     }
