@@ -133,11 +133,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        // Metrics and spans after real requests, over HTTP/1.1 and HTTP/2, hence WhiskerHTTP2.
+        // Metrics and spans after real requests, over HTTP/1.1 and HTTP/2, hence WhiskerHTTP2; every kind
+        // of answer, a 415 for a coding among them, hence WhiskerCompression.
         .testTarget(
             name: "WhiskerObservabilityTests",
             dependencies: [
-                "WhiskerObservability", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting",
+                "WhiskerObservability", "WhiskerCore", "WhiskerHTTP2", "WhiskerCompression", "WhiskerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -16,9 +16,10 @@ public import WhiskerCore
 /// - Response bodies stream with backpressure; a known length is sent as `Content-Length`,
 ///   an unknown one as chunked.
 /// - An error that conforms to `HTTPResponseConvertible` (as every `ServerError` the generated
-///   code throws does) becomes its status, headers and body. A 4xx without a body gets a short
-///   plain-text body saying what was wrong with the request. 5xx errors are logged with their
-///   cause; their body never reveals it.
+///   code throws does) becomes its status, headers and body. One without a body (a bad or missing
+///   parameter or body) is answered as ``ProblemDetails`` (`application/problem+json`, or plain
+///   text for a client that asks only for text) saying what was wrong with the request. 5xx
+///   errors are logged with their cause; their body never reveals it.
 /// - Several handler types may register on one transport (each under its own server URL);
 ///   registering the same method and path twice throws an error that names both.
 /// - An operation may accept larger (an upload) or smaller request bodies than the server's
@@ -60,8 +61,9 @@ public struct WhiskerTransport: ServerTransport {
                 let (response, responseBody) = try await handler(request.head, body, ServerRequestMetadata(pathParameters: parameters))
                 return Response(head: response, body: try await ResponseBody.collectingSmall(responseBody))
             } catch {
-                // A body the connection refused (and answered) while the generated code read it.
-                if let refused = (error as? ServerError)?.underlyingError as? RequestBodyError, refused.rejection != nil { throw refused }
+                // A body the connection refused (and answered) while the generated code read it, or
+                // a client that left: what the server logs for the request, not a failure.
+                if let bodyError = (error as? ServerError)?.underlyingError as? RequestBodyError { throw bodyError }
                 // The request was ended under the handler (a reset stream, a body too slow, a
                 // closed connection): there is nobody to answer, and nothing failed to log.
                 if Task.isCancelled { throw CancellationError() }
@@ -77,19 +79,21 @@ public struct WhiskerTransport: ServerTransport {
             "method": "\(request.method.rawValue)", "path": "\(LogRedaction.target(request.path ?? ""))", "status": "\(status.code)",
             "error": "\(Self.logDescription(of: error))",
         ]
-        var fields = convertible.httpHeaderFields
-        var body = convertible.httpBody
         if status.kind == .serverError {
             logger.error("request failed", metadata: metadata)
         } else {
             logger.info("request refused", metadata: metadata)
-            if body == nil && status.kind == .clientError {
-                let cause = (error as? ServerError)?.causeDescription ?? "\(error)"
-                fields[.contentType] = "text/plain; charset=utf-8"
-                body = HTTPBody("\(status.reasonPhrase): \(cause)\n")
-            }
         }
-        return Response(head: HTTPResponse(status: status, headerFields: fields), body: ResponseBody(body))
+        if let body = convertible.httpBody {
+            return Response(head: HTTPResponse(status: status, headerFields: convertible.httpHeaderFields), body: ResponseBody(body))
+        }
+        guard status.kind == .clientError || status.kind == .serverError else {
+            return Response(head: HTTPResponse(status: status, headerFields: convertible.httpHeaderFields))
+        }
+        let detail = status.kind == .serverError
+            ? "the server failed to answer this request"
+            : (error as? ServerError)?.causeDescription ?? "\(error)"
+        return ProblemDetails(status: status, detail: detail).response(to: request, fields: convertible.httpHeaderFields)
     }
 }
 

@@ -39,7 +39,12 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     /// One request/response exchange.
     final class HTTP2Stream {
+        /// The handler's task: once set, the handler's run observes and logs the request, whoever answers it.
         var task: Task<Void, Never>?
+        /// The request's head (`nil` for one refused before it could be read) and id, for an
+        /// answer the connection gives.
+        var head: HTTPRequest?
+        var requestID: String?
         var body: RequestBodyChannel?
         var isHEAD = false
         var isResponseComplete = false
@@ -240,6 +245,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         }
         let stream = open(id, isRequestComplete: endStream)
         stream.isHEAD = head.method == .head
+        stream.head = head
         let connection = bound
         let origin = self.connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
         let declaredLength = head.headerFields[.contentLength].flatMap { Int64($0) }
@@ -256,9 +262,9 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             writeLocalResponse(response, id: id)
         }
         switch outcome {
-        case .started(let task):
+        case .started(let task, let requestID):
             // The stream may have ended while the handler ran inline (the server reset it).
-            if stream.isEnded && !stream.isResponseComplete { task.cancel() } else { stream.task = task }
+            if stream.isEnded && !stream.isResponseComplete { task.cancel() } else { (stream.task, stream.requestID) = (task, requestID) }
         case .answered: break
         case .rejected(let rejection): reject(rejection, id: id, stream: stream)
         }
@@ -271,14 +277,15 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         reject(rejection, id: id, stream: stream)
     }
 
-    /// Answers without a handler (404, 405, 413).
+    /// Writes an answer the server made itself (through ``ServerContext/answer(_:to:origin:write:)``).
     private func writeLocalResponse(_ response: Response, id: Int32) {
         writeResponse(response.head, body: response.localBody, id: id)
     }
 
     /// Refuses a stream's request, logged as HTTP/1.1 logs its rejections: the handler, if
     /// running, is cancelled and its body read fails; the rejection's status is the answer if
-    /// the response has not started, else the stream is reset. The connection serves on.
+    /// the response has not started (through the server's one way out; observed and logged by
+    /// the handler's run if one started), else the stream is reset. The connection serves on.
     func reject(_ rejection: HTTPRejection, id: Int32, stream: HTTP2Stream) {
         logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
         stream.body?.finish(error: RequestBodyError.rejected(rejection))
@@ -286,11 +293,16 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         stream.task?.cancel()
         if stream.isResponseStarted {
             resetStream(id, stream, errorCode: 0x8)  // CANCEL
-        } else {
-            writeLocalResponse(ResponseHeadWriter.rejection(rejection), id: id)
-            // The rest of a refused request is not wanted.
-            if !stream.isRequestComplete { stopRequest(id, stream) }
+            return
         }
+        if stream.task != nil {
+            writeLocalResponse(context.response(for: .rejection(rejection), to: stream.head, requestID: stream.requestID), id: id)
+        } else {
+            let origin = connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
+            context.answer(.rejection(rejection), to: stream.head, origin: origin) { writeLocalResponse($0, id: id) }
+        }
+        // The rest of a refused request is not wanted.
+        if !stream.isRequestComplete { stopRequest(id, stream) }
     }
 
     /// Asks the client to stop sending the request body (RST_STREAM NO_ERROR once the response

@@ -36,7 +36,7 @@ public final class RequestInstrumentation: RequestObserver {
     /// Runs `respond` (the handler and the sending of its response) as one observed request of
     /// `route`, and returns what it returns: the status and the body bytes written.
     public func observe(_ request: Request, route: String, context: RequestContext, _ respond: () async -> (status: Int, bytes: Int)) async -> (status: Int, bytes: Int) {
-        let attributes = RequestAttributes(request.head, route: route, httpVersion: context.httpVersion, isTLS: context.tls != nil)
+        let attributes = RequestAttributes(method: request.head.method, route: route, httpVersion: context.httpVersion, isTLS: context.tls != nil)
         let active = metrics.map { activeMeter(attributes, factory: $0) }
         active?.increment()
         let started = ContinuousClock.now
@@ -52,13 +52,14 @@ public final class RequestInstrumentation: RequestObserver {
         return result
     }
 
-    /// Records a request the server answered itself, without a handler (404, 405): its duration
-    /// (with no route) and a span; `write` sends the response.
-    public func observeLocalResponse(to head: HTTPRequest, status: Int, httpVersion: RequestContext.HTTPVersion, isTLS: Bool, peer: SocketAddress, write: () -> Void) {
-        let attributes = RequestAttributes(head, route: nil, httpVersion: httpVersion, isTLS: isTLS)
+    /// Records a request the server answered itself, without a handler (404, 405, a refusal): its
+    /// duration (with no route) and a span; `write` sends the response. A request whose head could
+    /// not be read counts under the method `_OTHER`.
+    public func observeLocalResponse(to head: HTTPRequest?, status: Int, context: RequestContext, write: () -> Void) {
+        let attributes = RequestAttributes(method: head?.method, route: nil, httpVersion: context.httpVersion, isTLS: context.tls != nil)
         let started = ContinuousClock.now
         if let tracer {
-            let span = startSpan(tracer, attributes, head, peer: peer, client: peer)
+            let span = startSpan(tracer, attributes, head, peer: context.peer, client: context.client)
             write()
             end(span, status: status)
         } else {
@@ -81,24 +82,23 @@ public final class RequestInstrumentation: RequestObserver {
     }
 
     /// `client` is the original client (behind trusted proxies), `peer` the socket's peer.
-    private func startSpan<T: Tracer>(_ tracer: T, _ attributes: RequestAttributes, _ head: HTTPRequest, peer: SocketAddress, client: SocketAddress) -> T.Span {
+    private func startSpan<T: Tracer>(_ tracer: T, _ attributes: RequestAttributes, _ head: HTTPRequest?, peer: SocketAddress, client: SocketAddress) -> T.Span {
         var parent = ServiceContext.topLevel
-        tracer.extract(head.headerFields, into: &parent, using: HTTPFieldsExtractor())
+        if let head { tracer.extract(head.headerFields, into: &parent, using: HTTPFieldsExtractor()) }
         let name = attributes.route.map { "\(attributes.spanMethod) \($0)" } ?? attributes.spanMethod
         let span = tracer.startSpan(name, context: parent, ofKind: .server)
-        let path = head.path ?? "/"
         span.updateAttributes { spanAttributes in
             spanAttributes["http.request.method"] = attributes.method
-            if attributes.method != head.method.rawValue { spanAttributes["http.request.method_original"] = head.method.rawValue }
+            if let head, attributes.method != head.method.rawValue { spanAttributes["http.request.method_original"] = head.method.rawValue }
             if let route = attributes.route { spanAttributes["http.route"] = route }
-            spanAttributes["url.path"] = String(path[..<(path.firstIndex(of: "?") ?? path.endIndex)])
+            if let path = head?.path { spanAttributes["url.path"] = String(path[..<(path.firstIndex(of: "?") ?? path.endIndex)]) }
             spanAttributes["url.scheme"] = attributes.scheme
             spanAttributes["network.protocol.version"] = attributes.protocolVersion
             spanAttributes["client.address"] = client.host
             if client.port != 0 { spanAttributes["client.port"] = client.port }
             spanAttributes["network.peer.address"] = peer.host
             spanAttributes["network.peer.port"] = peer.port
-            if let userAgent = head.headerFields[.userAgent] { spanAttributes["user_agent.original"] = userAgent }
+            if let userAgent = head?.headerFields[.userAgent] { spanAttributes["user_agent.original"] = userAgent }
         }
         return span
     }
@@ -152,10 +152,11 @@ private struct RequestAttributes {
     let protocolVersion: String
     let scheme: String
 
-    init(_ head: HTTPRequest, route: String?, httpVersion: RequestContext.HTTPVersion, isTLS: Bool) {
-        switch head.method {
-        case .get, .head, .post, .put, .delete, .connect, .options, .trace, .patch: method = head.method.rawValue
-        default: method = "_OTHER"
+    /// `method` is `nil` for a request whose head could not be read (`_OTHER`).
+    init(method: HTTPRequest.Method?, route: String?, httpVersion: RequestContext.HTTPVersion, isTLS: Bool) {
+        self.method = switch method {
+        case .get?, .head?, .post?, .put?, .delete?, .connect?, .options?, .trace?, .patch?: method?.rawValue ?? "_OTHER"
+        default: "_OTHER"
         }
         self.route = route
         protocolVersion = switch httpVersion {

@@ -38,6 +38,7 @@ public struct CapturingLogHandler: LogHandler {
 /// What a ``CapturingLogHandler`` kept: each message with the metadata logged with it, in order.
 public final class LoggedLines: Sendable {
     private let lines = Mutex<[(String, Logger.Metadata)]>([])
+    private let appended = Signal<Void>()
 
     /// Creates an empty list.
     public init() {}
@@ -46,7 +47,20 @@ public final class LoggedLines: Sendable {
     public var all: [(String, Logger.Metadata)] { lines.withLock { $0 } }
 
     /// Keeps one message and its metadata.
-    public func append(_ line: (String, Logger.Metadata)) { lines.withLock { $0.append(line) } }
+    public func append(_ line: (String, Logger.Metadata)) {
+        lines.withLock { $0.append(line) }
+        appended.fire()
+    }
+
+    /// Waits until at least `count` messages were kept (a server logs a request after its response
+    /// left, so a client may see the response first); `false` if they do not come within `timeout`
+    /// of each other.
+    public func wait(forCount count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+        while all.count < count {
+            guard await appended.wait(timeout: timeout) != nil else { return all.count >= count }
+        }
+        return true
+    }
 }
 
 extension Logger {

@@ -121,15 +121,22 @@ import WhiskerTesting
             #expect(hidden.status == 500)
             #expect(!hidden.text.contains("hunter2"))
 
-            try await client.send("GET /bad HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await client.send("GET /bad HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n")
             let bad = try await client.readResponse()
             #expect(bad.status == 400)
-            #expect(bad.text == "Bad Request: Unexpected query parameter value for count\n", "a 4xx without a body says what was wrong")
+            #expect(bad.header("content-type") == "application/problem+json", "a 4xx without a body is problem details")
+            #expect(bad.text == #"{"type":"about:blank","title":"Bad Request","status":400,"detail":"Unexpected query parameter value for count"}"#)
+
+            try await client.send("GET /bad HTTP/1.1\r\nHost: x\r\nAccept: text/plain\r\n\r\n")
+            let badText = try await client.readResponse()
+            #expect(badText.header("content-type") == "text/plain; charset=utf-8", "plain text for a client that asks only for text")
+            #expect(badText.text == "Bad Request: Unexpected query parameter value for count\n")
 
             try await client.send("GET /server HTTP/1.1\r\nHost: x\r\n\r\n")
             let server = try await client.readResponse()
             #expect(server.status == 500)
-            #expect(!server.text.contains("hunter2"))
+            #expect(server.header("content-type") == "application/problem+json")
+            #expect(server.text == #"{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"the server failed to answer this request"}"#)
         }
     }
 

@@ -71,9 +71,11 @@ private func serve(_ head: RequestHead) {
         break
     case .methodNotAllowed(let allowed):
         let response = ResponseHeadWriter.routeMiss(method: head.request.method, path: pathOnly, allowed: allowed, serverMethods: FuzzRoutes.router.methods)
+            .response(to: head.request, requestID: nil)
         checkHTTP1Response(HTTP1Connection.closingResponseBytes(response))
     case .notFound:
         let response = ResponseHeadWriter.routeMiss(method: head.request.method, path: pathOnly, allowed: [], serverMethods: FuzzRoutes.router.methods)
+            .response(to: head.request, requestID: nil)
         checkHTTP1Response(HTTP1Connection.closingResponseBytes(response))
     }
 }
@@ -89,7 +91,7 @@ private func drain(_ parser: inout HTTP1RequestParser, _ buffer: inout ReadBuffe
         do {
             event = try parser.next(&buffer)
         } catch {
-            if serving { checkHTTP1Response(HTTP1Connection.closingResponseBytes(ResponseHeadWriter.rejection(error))) }
+            if serving { checkHTTP1Response(HTTP1Connection.closingResponseBytes(LocalAnswer.rejection(error).response(to: nil, requestID: nil))) }
             transcript.rejection = error
             return false
         }

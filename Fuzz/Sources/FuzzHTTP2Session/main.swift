@@ -196,10 +196,10 @@ private final class Harness {
             }
         case .methodNotAllowed(let allowed):
             stream.hasBodyReader = false
-            writeLocal(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: allowed, serverMethods: FuzzRoutes.router.methods), id: id)
+            writeLocal(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: allowed, serverMethods: FuzzRoutes.router.methods).response(to: head, requestID: nil), id: id)
         case .notFound:
             stream.hasBodyReader = false
-            writeLocal(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: [], serverMethods: FuzzRoutes.router.methods), id: id)
+            writeLocal(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: [], serverMethods: FuzzRoutes.router.methods).response(to: head, requestID: nil), id: id)
         }
     }
 
@@ -210,7 +210,7 @@ private final class Harness {
         if stream.isResponseStarted {
             resetStream(id, stream, errorCode: 0x8)
         } else {
-            writeLocal(ResponseHeadWriter.rejection(rejection), id: id)
+            writeLocal(LocalAnswer.rejection(rejection).response(to: nil, requestID: nil), id: id)
             if !stream.isRequestComplete { stopRequest(id, stream) }
         }
     }

@@ -18,12 +18,14 @@ final class ConnectionRefusal {
     private let timer: ConnectionTimer
     private let onClose: () -> Void
     private let handover: (any ProtocolHandover)?
+    private let context: ServerContext
     private var buffer = ReadBuffer()
     private var isAnswered = false
 
-    init(stream: any ByteStream, reason: String, handover: (any ProtocolHandover)?, onClose: @escaping () -> Void) {
+    init(stream: any ByteStream, reason: String, context: ServerContext, onClose: @escaping () -> Void) {
         self.stream = stream
-        self.handover = handover
+        self.context = context
+        self.handover = context.configuration.protocolHandover
         self.reason = reason
         self.timer = ConnectionTimer(worker: stream.worker)
         self.onClose = onClose
@@ -62,13 +64,16 @@ final class ConnectionRefusal {
 
     private func answer() {
         guard !isAnswered else { return }
-        let bytes: [UInt8]
+        var bytes: [UInt8] = []
         switch handover?.refusal(buffer, reason: reason) ?? .notMine {
         case .needMore: return
         case .answer(let answer): bytes = answer
         case .notMine:
-            let response = ResponseHeadWriter.rejection(HTTPRejection(.serviceUnavailable, reason))
-            bytes = HTTP1Connection.closingResponseBytes(response)
+            // Its request is not read: it is answered, observed and logged as one whose head could not be.
+            let origin = RequestOrigin(peer: stream.peer, httpVersion: .http1_1, tls: stream.tlsDetails, executor: stream.worker.executor)
+            context.answer(.rejection(HTTPRejection(.serviceUnavailable, reason)), to: nil, origin: origin) { response in
+                bytes = HTTP1Connection.closingResponseBytes(response)
+            }
         }
         isAnswered = true
         stream.write(bytes[...])

@@ -59,7 +59,7 @@ final class ConnectionRegistry: Sendable {
         case .admitted: break
         case .refused(let reason):
             context.logger.warning("refusing connection: \(reason)", metadata: ["peer": "\(socket.peer)", "limit": "\(context.configuration.limits.maxConnections)"])
-            let refusal = ConnectionRefusal(stream: stream, reason: reason, handover: context.configuration.protocolHandover) { [self] in state.withLock { $0.refusing -= 1 } }
+            let refusal = ConnectionRefusal(stream: stream, reason: reason, context: context) { [self] in state.withLock { $0.refusing -= 1 } }
             let deadline = context.configuration.timeouts.tlsHandshake
             QueueBound(refusal, queue: queue).run { $0.start(deadline: deadline) }
             return

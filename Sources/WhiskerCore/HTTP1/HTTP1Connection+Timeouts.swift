@@ -50,7 +50,7 @@ extension HTTP1Connection {
             logger.info("\(reason) after the response started; closing", metadata: ["peer": "\(socket.peer)"])
             close()
         } else {
-            reject(HTTPRejection(.requestTimeout, reason))
+            reject(HTTPRejection(.requestTimeout, reason), exchange: exchange)
         }
     }
 }

@@ -211,11 +211,11 @@ final class HTTP1Connection: ConnectionHandler {
             writeResponse(response.head, body: response.localBody, id: id)
         }
         switch outcome {
-        case .started(let task):
+        case .started(let task, let requestID):
             // The connection may have closed while the handler ran inline: nobody cancelled it then.
-            if state.isClosing && self.exchange !== exchange { task.cancel() } else { exchange.task = task }
+            if state.isClosing && self.exchange !== exchange { task.cancel() } else { (exchange.task, exchange.requestID) = (task, requestID) }
         case .answered: break
-        case .rejected(let rejection): reject(rejection)
+        case .rejected(let rejection): reject(rejection, head: head)
         }
     }
 
@@ -243,11 +243,27 @@ final class HTTP1Connection: ConnectionHandler {
 
     // MARK: Rejections and closing
 
-    /// Answers a request that failed before it reached a handler, then closes.
-    func reject(_ rejection: HTTPRejection) {
+    /// Answers a request that failed before it reached a handler (`head`: `nil` when its head
+    /// could not be read) through the server's one way out, then closes.
+    func reject(_ rejection: HTTPRejection, head: RequestHead? = nil) {
         logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
         state.closing()
-        socket.write(Self.closingResponseBytes(ResponseHeadWriter.rejection(rejection))[...])
+        let origin = connection.requestOrigin(httpVersion: head?.isHTTP11 == false ? .http1_0 : .http1_1, tls: tlsDetails, executor: executor)
+        context.answer(.rejection(rejection), to: head?.request, origin: origin) { response in
+            socket.write(Self.closingResponseBytes(response)[...])
+        }
+        socket.closeAfterFlush()
+    }
+
+    /// Answers the request of `exchange` with `rejection` (its body refused, or too slow), then
+    /// closes: through the response steps, but observed and logged by its handler's run if one
+    /// started (which ends with the rejection's status).
+    func reject(_ rejection: HTTPRejection, exchange: HTTP1Exchange) {
+        guard exchange.task != nil else { return reject(rejection, head: exchange.head) }
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        state.closing()
+        let response = context.response(for: .rejection(rejection), to: exchange.head.request, requestID: exchange.requestID)
+        socket.write(Self.closingResponseBytes(response)[...])
         socket.closeAfterFlush()
     }
 
@@ -297,7 +313,7 @@ final class HTTP1Connection: ConnectionHandler {
             logger.info("request body rejected after the response started", metadata: ["peer": "\(socket.peer)", "reason": "\(rejection.reason)"])
             close()
         } else {
-            reject(rejection)
+            reject(rejection, exchange: exchange)
         }
     }
 

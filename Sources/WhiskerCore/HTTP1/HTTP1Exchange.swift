@@ -11,7 +11,10 @@ final class HTTP1Exchange {
     let head: RequestHead
     /// Where the request body goes; `nil` without a body, or once nobody will read the rest.
     var body: RequestBodyChannel?
+    /// The handler's task: once set, the handler's run observes and logs the request, whoever answers it.
     var task: Task<Void, Never>?
+    /// The request's id, for an answer the connection gives under the handler.
+    var requestID: String?
     /// The response's framing, once its head is decided.
     var framing: ResponseFraming?
     /// A streamed body's bytes against its `Content-Length`.

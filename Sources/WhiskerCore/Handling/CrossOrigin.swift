@@ -15,22 +15,15 @@ struct CrossOrigin: Sendable {
         policies.first { path.hasPrefix($0.pathPrefix) }
     }
 
-    /// The answer to a preflight, and why it refuses, if it does.
-    struct PreflightAnswer {
-        var response: Response
-        var refusal: String?
-    }
-
     /// The answer to `request` if it is a preflight under a policy: 204 with the allowance, 403
     /// saying what is not allowed, 404 for a path with no route. `methods` gives a path's methods.
-    func preflight(_ request: HTTPRequest, path: Substring, methods: (Substring) -> [HTTPRequest.Method]) -> PreflightAnswer? {
+    func preflight(_ request: HTTPRequest, path: Substring, methods: (Substring) -> [HTTPRequest.Method]) -> LocalAnswer? {
         guard request.method == .options, let origin = request.headerFields[.origin],
               let requested = request.headerFields[.accessControlRequestMethod], let policy = policy(for: path)
         else { return nil }
         var fields: HTTPFields = [.vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"]
-        func refuse(_ status: HTTPResponse.Status, _ reason: String) -> PreflightAnswer {
-            let reason = "CORS preflight: \(reason)"
-            return PreflightAnswer(response: ResponseHeadWriter.rejection(HTTPRejection(status, reason), extraFields: fields), refusal: reason)
+        func refuse(_ status: HTTPResponse.Status, _ reason: String) -> LocalAnswer {
+            .rejection(HTTPRejection(status, "CORS preflight: \(reason)"), fields: fields)
         }
         guard policy.allows(origin: origin) else { return refuse(.forbidden, "origin \(origin) is not allowed for \(path)") }
         let pathMethods = methods(path)
@@ -51,11 +44,14 @@ struct CrossOrigin: Sendable {
         fields[.accessControlAllowMethods] = list
         if !policy.allowedHeaders.isEmpty { fields[.accessControlAllowHeaders] = policy.allowedHeaders.joined(separator: ", ") }
         if let maxAge = policy.maxAge { fields[.accessControlMaxAge] = "\(maxAge.components.seconds)" }
-        return PreflightAnswer(response: Response(status: .noContent, headerFields: fields, body: .empty))
+        return .response(Response(status: .noContent, headerFields: fields, body: .empty))
     }
 
-    /// Adds the CORS fields to a handler's `response` to `request`.
+    /// Adds the CORS fields to the `response` to `request` (a handler's or the server's own). A
+    /// preflight's answer (``preflight(_:path:methods:)``) has its fields already, and a refused
+    /// one grants nothing.
     func decorate(_ response: inout Response, for request: HTTPRequest) {
+        if request.method == .options, request.headerFields[.accessControlRequestMethod] != nil { return }
         let path = request.path ?? "/"
         guard let policy = policy(for: path[..<(path.firstIndex(of: "?") ?? path.endIndex)]) else { return }
         response.head.headerFields.addVary(.origin)

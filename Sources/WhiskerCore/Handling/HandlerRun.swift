@@ -7,18 +7,18 @@ extension ServerContext {
     /// Starts `handler` for `request` in a task that begins on this thread, on the connection's
     /// queue executor, and runs until the handler first suspends (often never, for a small
     /// handler): no hand-off to another thread.
-    func startHandler(_ route: Route, request: Request, target: any ResponseTarget, origin: RequestOrigin) -> Task<Void, Never> {
-        let requestContext = requestContext(for: request, origin: origin)
-        return Task.immediate(executorPreference: origin.executor) { [logger, accessLog = configuration.accessLog, responseSteps, observer] in
+    func startHandler(_ route: Route, request: Request, target: any ResponseTarget, origin: RequestOrigin, context requestContext: RequestContext) -> Task<Void, Never> {
+        Task.immediate(executorPreference: origin.executor) { [logger, accessLog = configuration.accessLog, responseSteps, observer] in
             await runHandler(route, request: request, target: target, context: requestContext, steps: responseSteps, logger: logger, accessLog: accessLog, observer: observer)
         }
     }
 }
 
 extension ServerContext {
-    /// The request's ``RequestContext``: with trusted reverse proxies, the client they name.
-    func requestContext(for request: Request, origin: RequestOrigin) -> RequestContext {
-        let requestID = RequestContext.requestID(fromClient: request.head.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs)
+    /// The ``RequestContext`` of the request whose head is `head` (`nil`: one whose head could not
+    /// be read): with trusted reverse proxies, the client they name.
+    func requestContext(for head: HTTPRequest?, origin: RequestOrigin) -> RequestContext {
+        let requestID = RequestContext.requestID(fromClient: head?.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs)
         guard let proxies = configuration.reverseProxies else {
             return RequestContext(peer: origin.peer, httpVersion: origin.httpVersion, tls: origin.tls, requestID: requestID)
         }
@@ -27,8 +27,8 @@ extension ServerContext {
         let nearest = header?.source ?? origin.peer
         var scheme = origin.tls != nil || header?.tlsVersion != nil ? "https" : "http"
         var client = nearest
-        if proxies.readsForwardedFields {
-            (client, scheme) = ForwardedFields.client(peer: nearest, scheme: scheme, fields: request.head.headerFields, trusts: proxies.trusts)
+        if proxies.readsForwardedFields, let head {
+            (client, scheme) = ForwardedFields.client(peer: nearest, scheme: scheme, fields: head.headerFields, trusts: proxies.trusts)
         }
         return RequestContext(peer: origin.peer, httpVersion: origin.httpVersion, tls: origin.tls, requestID: requestID,
                               client: client, scheme: scheme, proxyHeader: header)
@@ -55,35 +55,34 @@ func runHandler(
         }
     }
     if let accessLog, let started {
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        var metadata: Logger.Metadata = [
-            "status": "\(status)", "bytes": "\(bytes)", "duration_ms": "\(Int(milliseconds.rounded()))",
-            "protocol": "\(context.httpVersion.rawValue)", "client": "\(context.client.port == 0 ? context.client.host : "\(context.client)")",
-            "peer": "\(context.peer)", "request_id": "\(context.requestID ?? "-")",
-        ]
-        if let certificate = context.tls?.clientCertificate { metadata["client_certificate"] = "\(certificate.subject)" }
-        accessLog.info("\(request.head.method.rawValue) \(LogRedaction.target(request.head.path ?? "")) \(status)", metadata: metadata)
+        accessLog.logAccess(request.head, status: status, bytes: bytes, since: started, context: context)
     }
 }
 
+/// The status logged for a request whose client left (closed the connection, reset the stream)
+/// before its response was complete: nginx's 499, "client closed request". Nothing failed on the
+/// server's side, so nothing is logged as an error.
+let clientClosedRequest = 499
+
 /// The response of `handler`, through `steps`, sent; returns its status and how many body bytes
-/// were written.
+/// were written. A handler that throws is answered 500 as ``ProblemDetails`` (its error logged,
+/// never sent); a request whose client left is ``clientClosedRequest``, and one whose body the
+/// connection refused is that refusal's status (the connection answered it).
 private func respond(
     _ handler: HTTPHandler, request: Request, target: any ResponseTarget, requestID: String?, steps: ResponseSteps, logger: Logger
 ) async -> (Int, Int) {
     var response: Response
     do {
         response = try await handler(request)
+        // A body the connection refused (and answered) under a handler that did not read it.
+        if let rejection = request.body?.rejection { return (Int(rejection.status.code), 0) }
     } catch {
-        if let rejection = (error as? RequestBodyError)?.rejection {
-            // The connection answered already (and logged why): the request's status is that answer.
-            return (Int(rejection.status.code), 0)
-        }
-        if !Task.isCancelled {
-            logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(LogRedaction.target(request.head.path ?? ""))", "error": "\(LogRedaction.scrub("\(error)"))"])
-        }
-        response = Response(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"], body: .init(string: "Internal Server Error\n"))
+        // The connection answered already (and logged why): the request's status is that answer.
+        if let rejection = request.body?.rejection ?? (error as? RequestBodyError)?.rejection { return (Int(rejection.status.code), 0) }
+        // Ended under the handler (a reset stream, a closed connection): nobody to answer.
+        if error as? RequestBodyError == .connectionClosed || Task.isCancelled { return (clientClosedRequest, 0) }
+        logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(LogRedaction.target(request.head.path ?? ""))", "error": "\(LogRedaction.scrub("\(error)"))"])
+        response = ProblemDetails(status: .internalServerError, detail: "the server failed to answer this request", requestID: requestID).response(to: request.head)
     }
     steps.apply(to: &response, for: request.head, requestID: requestID)
     let status = response.head.status.code
@@ -109,10 +108,13 @@ private func respond(
         try await write(ResponseBodyWriter(sink: counter))
         target.finishStream()
     } catch {
-        if !(error is ResponseBodyError) && !Task.isCancelled {
-            logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(LogRedaction.target(request.head.path ?? ""))", "error": "\(LogRedaction.scrub("\(error)"))"])
-        }
         target.abortStream()
+        if let bodyError = error as? ResponseBodyError {
+            // The client left, or the body broke its length (which the connection logged).
+            return (bodyError.reason == ResponseBodyError.connectionClosed.reason ? clientClosedRequest : status, counter.count)
+        }
+        if Task.isCancelled { return (clientClosedRequest, counter.count) }
+        logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(LogRedaction.target(request.head.path ?? ""))", "error": "\(LogRedaction.scrub("\(error)"))"])
     }
     return (status, counter.count)
 }

@@ -4,7 +4,7 @@ import Synchronization
 extension WhiskerServer.HealthChecks {
     /// The answer to a request for one of the health routes, or `nil` when `path` is neither:
     /// 200 or 503 to `GET` and `HEAD`, 405 to another method. Never cached.
-    func answer(_ method: HTTPRequest.Method, path: Substring, isReady: Bool) -> Response? {
+    func answer(_ method: HTTPRequest.Method, path: Substring, isReady: Bool) -> LocalAnswer? {
         let status: HTTPResponse.Status
         let text: String
         if path == livenessPath {
@@ -15,13 +15,13 @@ extension WhiskerServer.HealthChecks {
             return nil
         }
         guard method == .get || method == .head else {
-            return ResponseHeadWriter.rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: GET, HEAD"), extraFields: [.allow: "GET, HEAD"])
+            return .rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: GET, HEAD"), fields: [.allow: "GET, HEAD"])
         }
-        return Response(status: status, headerFields: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"], body: .init(string: text))
+        return .response(Response(status: status, headerFields: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"], body: .init(string: text)))
     }
 
     /// The answer on the health checks' own listener to any other path.
-    static let notFound = ResponseHeadWriter.rejection(HTTPRejection(.notFound, "this listener serves only the health checks"))
+    static let notFound = LocalAnswer.rejection(HTTPRejection(.notFound, "this listener serves only the health checks"))
 }
 
 /// Whether the server takes new work: true while it runs, false from the moment a graceful

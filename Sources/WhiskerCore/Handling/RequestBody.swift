@@ -18,6 +18,9 @@ public final class RequestBody: AsyncSequence, Sendable {
     /// decodes as it is read: its decoded length is not known before).
     public let length: Int64?
     let channel: RequestBodyChannel
+    /// The refusal the connection answered for this body (past a limit, too slow, not decodable),
+    /// whether or not the handler read far enough to see it.
+    var rejection: HTTPRejection? { (channel.failure as? RequestBodyError)?.rejection }
     /// The most bytes the handler may read (its route's limit), or `nil` for no limit.
     let limit: Int64?
     /// Makes the decoder of a body that arrived coded (`Content-Encoding`), with the bound on

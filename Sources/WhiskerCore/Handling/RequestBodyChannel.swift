@@ -55,6 +55,9 @@ package final class RequestBodyChannel: Sendable {
     /// Whether the consumer has asked for the body (and so `100 Continue` may be sent).
     var isDemanded: Bool { state.withLock { $0.demanded } }
 
+    /// The error the body ended with, if it ended with one.
+    var failure: (any Error)? { state.withLock { $0.finished ? $0.error : nil } }
+
     func claimIterator() -> Bool {
         state.withLock { state in
             defer { state.iteratorClaimed = true }

@@ -30,37 +30,42 @@ package struct RequestOrigin {
 
 /// What became of a request handed to ``ServerContext/dispatch(_:origin:declaredLength:body:target:writeLocal:)``.
 package enum DispatchOutcome {
-    /// Its handler runs in this task.
-    case started(Task<Void, Never>)
-    /// The server answered it itself (404, or 405 with `Allow`) through `writeLocal`.
+    /// Its handler runs in this task; the request's id (for an answer the connection gives under
+    /// the handler: ``ServerContext/response(for:to:requestID:)``).
+    case started(Task<Void, Never>, requestID: String?)
+    /// The server answered it itself (a health check, a preflight, 404, or 405 with `Allow`)
+    /// through `writeLocal`.
     case answered
-    /// Refused before a handler ran: a declared body over ``WhiskerServer/Limits/maxRequestBodySize``.
+    /// Refused before a handler ran (a declared body over the route's limit, a coding the server
+    /// does not decode): the connection answers it with ``ServerContext/answer(_:to:origin:write:)``,
+    /// as it must close or stop the request afterwards.
     case rejected(HTTPRejection)
 }
 
 extension ServerContext {
     /// Routes one request and starts its handler, the same for every protocol: the path (without
-    /// its query) is matched; a miss is answered 404 or 405 (observed like a handled request when
-    /// a ``RequestObserver`` is set); a body declared larger than the limit is refused before the
-    /// handler starts; else the handler starts on `origin`'s executor with the body `body` makes
-    /// (`nil`: the request has none), and writes its response to `target`.
+    /// its query) is matched; a health check, a preflight and a miss (404, 405) are answered
+    /// through ``answer(_:to:origin:write:)`` and `writeLocal`; a body declared larger than the
+    /// limit is refused before the handler starts; else the handler starts on `origin`'s executor
+    /// with the body `body` makes (`nil`: the request has none), and writes its response to `target`.
     package func dispatch(
         _ head: HTTPRequest, origin: RequestOrigin, declaredLength: Int64?, body: () -> RequestBodyChannel?,
         target: any ResponseTarget, writeLocal: (Response) -> Void
     ) -> DispatchOutcome {
         let path = head.path ?? "/"
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
+        let context = requestContext(for: head, origin: origin)
         if let health = configuration.healthChecks, health.port == nil || origin.servesOnlyHealth,
            let answer = health.answer(head.method, path: pathOnly, isReady: readiness.isReady) ?? (origin.servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil) {
-            writeLocal(answer)
+            self.answer(answer, to: head, context: context, write: writeLocal)
             return .answered
         }
         if let crossOrigin = responseSteps.crossOrigin,
            let answer = crossOrigin.preflight(head, path: pathOnly, methods: router.methods(path:)) {
-            if let refusal = answer.refusal {
-                logger.info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(answer.response.head.status.code)", "reason": "\(refusal)"])
+            if case .rejection(let refusal, _) = answer {
+                logger.info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(refusal.status.code)", "reason": "\(refusal.reason)"])
             }
-            writeLocal(answer.response)
+            self.answer(answer, to: head, context: context, write: writeLocal)
             return .answered
         }
         switch router.match(method: head.method, path: pathOnly) {
@@ -86,11 +91,11 @@ extension ServerContext {
                 RequestBody(length: decoding == nil ? declaredLength : nil, channel: $0, limit: route.bodyLimit, decoding: decoding)
             }
             let request = Request(head: head, body: requestBody, pathParameters: parameters, peer: origin.peer)
-            return .started(startHandler(route, request: request, target: target, origin: origin))
+            return .started(startHandler(route, request: request, target: target, origin: origin, context: context), requestID: context.requestID)
         case .methodNotAllowed(let allowed):
-            answerRouteMiss(head, path: pathOnly, allowed: allowed, origin: origin, writeLocal: writeLocal)
+            answer(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: allowed, serverMethods: router.methods), to: head, context: context, write: writeLocal)
         case .notFound:
-            answerRouteMiss(head, path: pathOnly, allowed: [], origin: origin, writeLocal: writeLocal)
+            answer(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: [], serverMethods: router.methods), to: head, context: context, write: writeLocal)
         }
         return .answered
     }
@@ -113,11 +118,4 @@ extension ServerContext {
         return .decode(RequestBody.Decoding(makeDecoder: { decoding.decoder(for: name) }, maxRatio: decoding.maxRatio))
     }
 
-    private func answerRouteMiss(_ head: HTTPRequest, path: Substring, allowed: [HTTPRequest.Method], origin: RequestOrigin, writeLocal: (Response) -> Void) {
-        let response = ResponseHeadWriter.routeMiss(method: head.method, path: path, allowed: allowed, serverMethods: router.methods)
-        guard let observer else { return writeLocal(response) }
-        observer.observeLocalResponse(to: head, status: response.head.status.code, httpVersion: origin.httpVersion, isTLS: origin.tls != nil, peer: origin.peer) {
-            writeLocal(response)
-        }
-    }
 }

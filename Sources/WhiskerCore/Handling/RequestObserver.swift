@@ -22,14 +22,14 @@ public protocol RequestObserver: Sendable {
     ///   - respond: Runs the handler and sends the response.
     func observe(_ request: Request, route: String, context: RequestContext, _ respond: () async -> (status: Int, bytes: Int)) async -> (status: Int, bytes: Int)
 
-    /// A request the server answered itself, without a handler (404, or 405 with `Allow`): `write`
-    /// sends the response, synchronously.
+    /// A request the server answered itself, without a handler (404, 405, 413, a health check, a
+    /// preflight, a request refused before it was routed): `write` sends the response,
+    /// synchronously.
     /// - Parameters:
-    ///   - head: The request's method, path and fields.
+    ///   - head: The request's method, path and fields; `nil` when its head could not be read
+    ///     (a malformed request line, a header block past the limit, a header that never came).
     ///   - status: The status code sent.
-    ///   - httpVersion: The protocol it came over.
-    ///   - isTLS: Whether it came over TLS.
-    ///   - peer: The client's address.
+    ///   - context: The request's peer, protocol, TLS details and id.
     ///   - write: Sends the response.
-    func observeLocalResponse(to head: HTTPRequest, status: Int, httpVersion: RequestContext.HTTPVersion, isTLS: Bool, peer: SocketAddress, write: () -> Void)
+    func observeLocalResponse(to head: HTTPRequest?, status: Int, context: RequestContext, write: () -> Void)
 }
