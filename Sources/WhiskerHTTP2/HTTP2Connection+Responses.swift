@@ -7,26 +7,25 @@ import WhiskerCore
 /// connection's queue, and how a response's head and body become nghttp2 submissions.
 extension HTTP2Connection {
     func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>, id streamID: Int32) {
-        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
-        stream.isResponseComplete = true
+        guard let stream = streams[streamID], !stream.state.isResponseComplete else { return }
         let sendsBody = !body.isEmpty && !stream.isHEAD
-        respond(head, length: Int64(body.count), hasBody: sendsBody, streamID: streamID)
+        respond(head, length: Int64(body.count), hasBody: sendsBody, stream: stream, streamID: streamID)
         if sendsBody { session.send(streamID: streamID, bytes: body, endStream: true, completion: nil) }
-        responseCompletedEarly(streamID, stream)
+        responseCompleted(streamID, stream)
         flushSoon()
     }
 
     func writeStreamHead(_ head: HTTPResponse, length: Int64?, id streamID: Int32) {
-        guard let stream = streams[streamID], !stream.isResponseStarted else { return }
+        guard let stream = streams[streamID], stream.state.mayStartResponse else { return }
         let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
         let sendsBody = !stream.isHEAD && head.status.code != 204 && head.status.code != 304
         if sendsBody { stream.streamed = StreamedBodyCount(declared: length) }
-        respond(head, length: length, hasBody: !stream.isHEAD, streamID: streamID)
+        respond(head, length: length, hasBody: !stream.isHEAD, stream: stream, streamID: streamID)
         flushSoon()
     }
 
     func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id streamID: Int32, completion: @escaping ((any Error)?) -> Void) {
-        guard let stream = streams[streamID], !state.isClosed, !stream.isResponseComplete else {
+        guard let stream = streams[streamID], !state.isClosed, !stream.state.isResponseComplete else {
             completion(ResponseBodyError.connectionClosed)
             return
         }
@@ -41,7 +40,7 @@ extension HTTP2Connection {
         }
         stream.pendingChunk = completion
         stream.hasPendingChunk = true
-        stream.sendProgressAt = .now()
+        stream.state.responseBytesQueued(now: .now())
         let queued = session.send(streamID: streamID, bytes: bytes, endStream: false) { [weak stream] in
             guard let stream, stream.hasPendingChunk else { return }
             stream.hasPendingChunk = false
@@ -57,11 +56,10 @@ extension HTTP2Connection {
     }
 
     func finishStream(id streamID: Int32) {
-        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
+        guard let stream = streams[streamID], !stream.state.isResponseComplete else { return }
         if let error = stream.streamed.shortfall { return lengthMismatch(error, stream: stream, id: streamID) }
-        stream.isResponseComplete = true
         if !stream.isHEAD { session.send(streamID: streamID, bytes: [], endStream: true, completion: nil) }
-        responseCompletedEarly(streamID, stream)
+        responseCompleted(streamID, stream)
         flushSoon()
     }
 
@@ -74,21 +72,20 @@ extension HTTP2Connection {
     }
 
     func abortStream(id streamID: Int32) {
-        guard let stream = streams[streamID], !stream.isResponseComplete else { return }
+        guard let stream = streams[streamID], !stream.state.isResponseComplete else { return }
         resetStream(streamID, stream, errorCode: 0x2)  // INTERNAL_ERROR
     }
 
     /// Ends a stream from the server's side: nothing more of its response goes out (and a second
     /// reset is not sent), and the client gets RST_STREAM with `errorCode`.
     func resetStream(_ streamID: Int32, _ stream: HTTP2Stream, errorCode: UInt32) {
-        stream.isResponseComplete = true
+        stream.state.reset()
         session.reset(streamID: streamID, errorCode: errorCode)
         flushSoon()
     }
 
-    private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, streamID: Int32) {
-        streams[streamID]?.isResponseStarted = true
-        streams[streamID]?.sendProgressAt = .now()
+    private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, stream: HTTP2Stream, streamID: Int32) {
+        stream.state.responseStarted(now: .now())
         var headers = HeaderList(fields: head.headerFields.count + 3)
         headers.append(":status", String(head.status.code))
         for field in head.headerFields where !ServerOwnedFields.contains(field.name, http2: true) {
@@ -102,22 +99,20 @@ extension HTTP2Connection {
             logger.error("HTTP/2 response failed", metadata: ["stream": "\(streamID)", "error": "\(error)"])
             session.reset(streamID: streamID)
             // Nothing more of this response can go out: the handler's writes fail from now on.
-            streams[streamID]?.isResponseComplete = true
+            stream.state.reset()
         }
     }
 
-    /// The response is complete and the request body is not: the handler will read no more of
-    /// it. Its unread bytes go back to the window, and what still comes is read and dropped, as
-    /// HTTP/1.1 drains a body after an early response: up to ``WhiskerServer/Limits/unreadBodyDrain``
-    /// or until it stalls for ``WhiskerServer/Timeouts/requestBody``, then the client is asked
-    /// to stop. Until then the stream stays open, so the client's frames on it are still checked.
-    func responseCompletedEarly(_ id: Int32, _ stream: HTTP2Stream) {
-        guard !stream.isRequestComplete else { return }
-        stream.body?.finish(error: RequestBodyError.responseAlreadySent)
-        stream.body = nil
-        session.consume(streamID: id, count: stream.unconsumedBytes)
-        stream.drainedBytes = Int64(stream.unconsumedBytes)
-        stream.unconsumedBytes = 0
-        stream.bodyActivityAt = .now()
+    /// The response's last frame is queued. With the request body still open, the handler will
+    /// read no more of it: its unread bytes go back to the window, and what still comes is read
+    /// and dropped, as HTTP/1.1 drains a body after an early response: up to
+    /// ``WhiskerServer/Limits/unreadBodyDrain`` or until it stalls for
+    /// ``WhiskerServer/Timeouts/requestBody``, then the client is asked to stop. Until then the
+    /// stream stays open, so the client's frames on it are still checked.
+    func responseCompleted(_ id: Int32, _ stream: HTTP2Stream) {
+        let unread = stream.state.responseCompleted(now: .now())
+        guard stream.state.request == .draining else { return }
+        stream.finishBody(RequestBodyError.responseAlreadySent)
+        session.consume(streamID: id, count: unread)
     }
 }

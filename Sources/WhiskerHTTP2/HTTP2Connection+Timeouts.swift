@@ -60,46 +60,26 @@ extension HTTP2Connection {
     /// the connection forever.
     private func checkStreams() {
         let now = DispatchTime.now()
-        let timeouts = context.configuration.timeouts
+        let configuration = context.configuration
         var next = now.adding(streamCheckInterval)
         for (id, stream) in streams {
-            if stream.body != nil, !stream.isRequestComplete, stream.unconsumedBytes == 0 {
-                let deadline = stream.bodyActivityAt.adding(timeouts.requestBody)
-                if deadline <= now {
-                    reject(HTTPRejection(.requestTimeout, "request body stalled for \(timeouts.requestBody)"), id: id, stream: stream)
-                    continue
-                }
-                next = min(next, deadline)
-                if let rate = context.configuration.limits.minRequestBodyRate, let slow = stream.bodyRate.deadline(rate) {
-                    if slow <= now {
-                        reject(HTTPRejection(.requestTimeout, "request body slower than \(rate)"), id: id, stream: stream)
-                        continue
-                    }
-                    next = min(next, slow)
-                }
-            }
-            if stream.isResponseComplete, !stream.isRequestComplete, stream.body == nil, !stream.isStopRequested {
-                // Draining a body after an early response: a stall ends it.
-                let deadline = stream.bodyActivityAt.adding(timeouts.requestBody)
-                if deadline <= now {
-                    stopRequest(id, stream)
-                } else {
-                    next = min(next, deadline)
-                }
-            }
-            if let framed = session.framedBodyBytes(waitingOn: id) {
-                if framed != stream.framedSeen {
-                    stream.framedSeen = framed
-                    stream.sendProgressAt = now
-                }
-                let deadline = stream.sendProgressAt.adding(timeouts.write)
-                if deadline <= now {
-                    logger.info("HTTP/2 stream's flow-control window stayed closed; resetting it", metadata: ["peer": "\(socket.peer)", "stream": "\(id)"])
-                    stream.task?.cancel()
-                    resetStream(id, stream, errorCode: 0x8)  // CANCEL
-                    continue
-                }
-                next = min(next, deadline)
+            let (expired, due) = stream.state.check(
+                now: now, timeouts: configuration.timeouts, minBodyRate: configuration.limits.minRequestBodyRate,
+                framedBodyBytes: session.framedBodyBytes(waitingOn: id))
+            if let due { next = min(next, due) }
+            switch expired {
+            case nil:
+                break
+            case .bodyStalled:
+                reject(HTTPRejection(.requestTimeout, "request body stalled for \(configuration.timeouts.requestBody)"), id: id, stream: stream)
+            case .bodyTooSlow:
+                reject(HTTPRejection(.requestTimeout, "request body slower than \(configuration.limits.minRequestBodyRate.map(\.description) ?? "the minimum rate")"), id: id, stream: stream)
+            case .drainStalled:
+                stopRequest(id, stream)
+            case .windowClosed:
+                logger.info("HTTP/2 stream's flow-control window stayed closed; resetting it", metadata: ["peer": "\(socket.peer)", "stream": "\(id)"])
+                stream.task?.cancel()
+                resetStream(id, stream, errorCode: 0x8)  // CANCEL
             }
         }
         state.streamCheckAt = streams.isEmpty ? nil : next

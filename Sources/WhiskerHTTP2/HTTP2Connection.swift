@@ -37,58 +37,47 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     let timer: ConnectionTimer
     var logger: Logger { context.logger }
 
-    /// One request/response exchange.
+    /// One request/response exchange: its lifecycle (``HTTP2StreamState``) and what the handler
+    /// side holds (task, body channel, the chunk waiting to be framed).
     final class HTTP2Stream {
+        var state: HTTP2StreamState
         /// The handler's task: once set, the handler's run observes and logs the request, whoever answers it.
         var task: Task<Void, Never>?
         /// The request's head (`nil` for one refused before it could be read) and id, for an
         /// answer the connection gives.
         var head: HTTPRequest?
         var requestID: String?
+        /// Where the request body goes while a handler reads it (``HTTP2StreamState/isBodyRead``).
         var body: RequestBodyChannel?
         var isHEAD = false
-        var isResponseComplete = false
-        var isResponseStarted = false
         /// The completion of the response chunk nghttp2 has not framed yet (one at a time).
         var pendingChunk: ((any Error)?) -> Void = { _ in }
         var hasPendingChunk = false
-        /// Request body bytes received so far, against ``WhiskerServer/Limits/maxRequestBodySize``.
-        var bodyBytes: Int64 = 0
-        /// The request body ended (END_STREAM), or there was none.
-        var isRequestComplete = false
-        /// Body bytes received but not yet read by the handler: the window they hold is given
-        /// back when they are read, or when the stream ends.
-        var unconsumedBytes = 0
-        /// The body's arrival, timed while the handler has read all that came (see
-        /// ``WhiskerServer/Limits/minRequestBodyRate``).
-        var bodyRate = DataRateClock()
-        /// The last time body bytes arrived or the handler read some (for the request-body timeout).
-        var bodyActivityAt = DispatchTime.now()
-        /// Body bytes read and dropped since the response completed with the request still open.
-        var drainedBytes: Int64 = 0
-        /// The client was asked (RST_STREAM NO_ERROR after the response) to stop sending.
-        var isStopRequested = false
         /// A streamed body's bytes against its `Content-Length`.
         var streamed = StreamedBodyCount(declared: nil)
-        /// The last time response bytes were queued or nghttp2 framed some (for the write timeout
-        /// of a stream whose flow-control window stays closed), and the framed count seen then.
-        var sendProgressAt = DispatchTime.now()
-        var framedSeen = 0
-        /// The stream is gone; a handler task that was still starting (running inline, before
-        /// ``task`` was set) when it went is cancelled as soon as it is known.
-        var isEnded = false
+
+        init(requestComplete: Bool, now: DispatchTime) {
+            state = HTTP2StreamState(requestComplete: requestComplete, now: now)
+        }
+
+        /// The handler no longer reads the body: its read ends with `error` (`nil`: the body is complete).
+        func finishBody(_ error: (any Error)?) {
+            body?.finish(error: error)
+            body = nil
+        }
 
         /// The stream is gone (reset, or the connection closed): the body read fails, an
-        /// unfinished handler is cancelled, and a chunk waiting to be framed fails.
-        func end() {
-            isEnded = true
-            body?.finish(error: RequestBodyError.connectionClosed)
-            body = nil
-            if !isResponseComplete { task?.cancel() }
+        /// unfinished handler is cancelled, and a chunk waiting to be framed fails. Returns the
+        /// window the handler's unread bytes held.
+        func end() -> Int {
+            let (unread, cancelHandler) = state.ended()
+            finishBody(RequestBodyError.connectionClosed)
+            if cancelHandler { task?.cancel() }
             if hasPendingChunk {
                 hasPendingChunk = false
                 pendingChunk(ResponseBodyError.connectionClosed)
             }
+            return unread
         }
     }
 
@@ -184,37 +173,30 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             guard session.mayStart(streamID: id) else { return }
             reject(HTTPRejection(.requestHeaderFieldsTooLarge, reason), id: id, stream: open(id))
         case .data(let id, let bytes):
-            if let stream = streams[id], let body = stream.body {
-                stream.bodyBytes += Int64(bytes.count)
-                stream.bodyActivityAt = .now()
-                if let rejection = context.connectionLimits.bodyRejection(size: stream.bodyBytes, declared: false) {
-                    session.consume(streamID: id, count: bytes.count)
-                    reject(rejection, id: id, stream: stream)
-                    return
-                }
-                stream.unconsumedBytes += bytes.count
-                stream.bodyRate.add(bytes.count)
-                stream.bodyRate.pause(now: stream.bodyActivityAt)
-                _ = body.push(bytes[...])
-            } else {
-                // Nobody reads this stream's body any more: give the window back at once, and
-                // past the drain allowance ask the client to stop.
+            guard let stream = streams[id] else {
                 session.consume(streamID: id, count: bytes.count)
-                if let stream = streams[id], stream.isResponseComplete {
-                    stream.drainedBytes += Int64(bytes.count)
-                    stream.bodyActivityAt = .now()
-                    if stream.drainedBytes > WhiskerServer.Limits.unreadBodyDrain { stopRequest(id, stream) }
-                }
+                return
+            }
+            switch stream.state.dataReceived(bytes.count, now: .now(), limits: context.connectionLimits) {
+            case .deliver:
+                _ = stream.body?.push(bytes[...])
+            case .drop:
+                // Nobody reads this stream's body any more: its window goes back at once.
+                session.consume(streamID: id, count: bytes.count)
+            case .dropAndStop:
+                session.consume(streamID: id, count: bytes.count)
+                session.stopRequestAfterResponse(streamID: id)
+            case .reject(let rejection):
+                session.consume(streamID: id, count: bytes.count)
+                reject(rejection, id: id, stream: stream)
             }
         case .endStream(let id):
-            streams[id]?.isRequestComplete = true
-            streams[id]?.body?.finish(error: nil)
+            guard let stream = streams[id] else { return }
+            if stream.state.endStreamReceived() { stream.body?.finish(error: nil) }
         case .streamClosed(let id, _):
             guard let stream = streams.removeValue(forKey: id) else { return }
-            stream.end()
             // What the handler did not read goes back to the connection's window.
-            session.consume(streamID: id, count: stream.unconsumedBytes)
-            stream.unconsumedBytes = 0
+            session.consume(streamID: id, count: stream.end())
             if streams.isEmpty, state.lastStreamClosed(now: .now()) { finishShutdown() }
         case .shutdownNoticeAcknowledged:
             sendFinalGoAway()
@@ -223,9 +205,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     /// Registers a new stream (the connection is no longer idle, and open streams are watched).
     private func open(_ id: Int32, isRequestComplete: Bool = false) -> HTTP2Stream {
-        let stream = HTTP2Stream()
-        stream.isRequestComplete = isRequestComplete
-        if !isRequestComplete { stream.bodyRate.start(now: stream.bodyActivityAt) }
+        let stream = HTTP2Stream(requestComplete: isRequestComplete, now: .now())
         streams[id] = stream
         state.streamOpened(now: .now(), checkInterval: streamCheckInterval)
         return stream
@@ -257,6 +237,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
                 connection.run { $0.handlerRejectedBody(rejection, streamID: id) }
             })
             stream.body = channel
+            stream.state.readerAttached()
             return channel
         }, target: QueueResponseTarget(connection: connection, id: id)) { response in
             writeLocalResponse(response, id: id)
@@ -264,7 +245,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         switch outcome {
         case .started(let task, let requestID):
             // The stream may have ended while the handler ran inline (the server reset it).
-            if stream.isEnded && !stream.isResponseComplete { task.cancel() } else { (stream.task, stream.requestID) = (task, requestID) }
+            if stream.state.isEnded && !stream.state.isResponseComplete { task.cancel() } else { (stream.task, stream.requestID) = (task, requestID) }
         case .answered: break
         case .rejected(let rejection): reject(rejection, id: id, stream: stream)
         }
@@ -288,38 +269,34 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     /// the handler's run if one started), else the stream is reset. The connection serves on.
     func reject(_ rejection: HTTPRejection, id: Int32, stream: HTTP2Stream) {
         logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
-        stream.body?.finish(error: RequestBodyError.rejected(rejection))
-        stream.body = nil
+        stream.finishBody(RequestBodyError.rejected(rejection))
         stream.task?.cancel()
-        if stream.isResponseStarted {
+        switch stream.state.rejected() {
+        case .reset:
             resetStream(id, stream, errorCode: 0x8)  // CANCEL
-            return
+        case .answer:
+            if stream.task != nil {
+                writeLocalResponse(context.response(for: .rejection(rejection), to: stream.head, requestID: stream.requestID), id: id)
+            } else {
+                let origin = connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
+                context.answer(.rejection(rejection), to: stream.head, origin: origin) { writeLocalResponse($0, id: id) }
+            }
+            // The rest of a refused request is not wanted.
+            stopRequest(id, stream)
         }
-        if stream.task != nil {
-            writeLocalResponse(context.response(for: .rejection(rejection), to: stream.head, requestID: stream.requestID), id: id)
-        } else {
-            let origin = connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
-            context.answer(.rejection(rejection), to: stream.head, origin: origin) { writeLocalResponse($0, id: id) }
-        }
-        // The rest of a refused request is not wanted.
-        if !stream.isRequestComplete { stopRequest(id, stream) }
     }
 
     /// Asks the client to stop sending the request body (RST_STREAM NO_ERROR once the response
-    /// is out, RFC 9113 §8.1).
+    /// is out, RFC 9113 §8.1), unless it was asked already or has finished.
     func stopRequest(_ id: Int32, _ stream: HTTP2Stream) {
-        guard !stream.isStopRequested else { return }
-        stream.isStopRequested = true
-        session.stopRequestAfterResponse(streamID: id)
+        if stream.state.stopRequested() { session.stopRequestAfterResponse(streamID: id) }
     }
 
     /// The handler read `count` body bytes: acknowledge them to the client. For a stream that
     /// has closed since, the close already gave its unread bytes back.
     private func consumed(_ count: Int, streamID: Int32) {
         guard !state.isClosed, let stream = streams[streamID] else { return }
-        stream.unconsumedBytes -= count
-        stream.bodyActivityAt = .now()
-        if stream.unconsumedBytes == 0 { stream.bodyRate.start(now: stream.bodyActivityAt) }
+        stream.state.handlerRead(count, now: .now())
         session.consume(streamID: streamID, count: count)
         flushSoon()
     }
@@ -394,7 +371,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     func streamClosed() {
         state.closed()
         timer.cancel()
-        for stream in streams.values { stream.end() }
+        for stream in streams.values { _ = stream.end() }
         streams.removeAll()
     }
 }

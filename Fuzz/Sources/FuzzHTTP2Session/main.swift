@@ -57,27 +57,25 @@ private enum Handler {
     case abort(after: Int)
 }
 
+/// A stream as HTTP2Connection keeps one: its lifecycle is the server's own HTTP2StreamState.
 private final class Stream {
     var handler: Handler
     var isHEAD: Bool
-    var isRequestComplete: Bool
-    var isResponseStarted = false
-    var isResponseComplete = false
-    var bodyBytes = 0
-    var unconsumed = 0
+    var state: HTTP2StreamState
     var hasPendingChunk = false
-    /// A handler reads the body (HTTP2Connection's `stream.body != nil`).
-    var hasBodyReader = false
-    /// Bytes dropped since the response completed with the request still open.
-    var drained: Int64 = 0
-    var isStopRequested = false
 
     init(handler: Handler, isHEAD: Bool, isRequestComplete: Bool) {
         self.handler = handler
         self.isHEAD = isHEAD
-        self.isRequestComplete = isRequestComplete
+        self.state = HTTP2StreamState(requestComplete: isRequestComplete, now: .now())
     }
 }
+
+private let limits: WhiskerServer.Limits = {
+    var limits = WhiskerServer.Limits()
+    limits.maxRequestBodySize = Int64(maxRequestBodySize)
+    return limits
+}()
 
 private final class Harness {
     let session: HTTP2Session
@@ -112,38 +110,35 @@ private final class Harness {
             let stream = open(id, isHEAD: false, isRequestComplete: false, handler: .immediate)
             reject(HTTPRejection(.requestHeaderFieldsTooLarge, reason), id: id, stream: stream)
         case .data(let id, let bytes):
-            guard let stream = streams[id], stream.hasBodyReader else {
-                // Nobody reads it: the window goes back at once, and past the drain allowance
-                // the client is asked to stop.
+            guard let stream = streams[id] else {
                 session.consume(streamID: id, count: bytes.count)
-                if let stream = streams[id], stream.isResponseComplete {
-                    stream.drained += Int64(bytes.count)
-                    if stream.drained > WhiskerServer.Limits.unreadBodyDrain { stopRequest(id, stream) }
+                return
+            }
+            switch stream.state.dataReceived(bytes.count, now: .now(), limits: limits) {
+            case .deliver:
+                // The handler reads at once, or later (progress()).
+                if random.oneIn(2) {
+                    stream.state.handlerRead(bytes.count, now: .now())
+                    session.consume(streamID: id, count: bytes.count)
                 }
-                return
-            }
-            stream.bodyBytes += bytes.count
-            if stream.bodyBytes > maxRequestBodySize {
+            case .drop:
                 session.consume(streamID: id, count: bytes.count)
-                reject(HTTPRejection(.contentTooLarge, "request body larger than \(maxRequestBodySize) bytes"), id: id, stream: stream)
-                return
-            }
-            if random.oneIn(2) {
+            case .dropAndStop:
                 session.consume(streamID: id, count: bytes.count)
-            } else {
-                stream.unconsumed += bytes.count
+                session.stopRequestAfterResponse(streamID: id)
+            case .reject(let rejection):
+                session.consume(streamID: id, count: bytes.count)
+                reject(rejection, id: id, stream: stream)
             }
         case .endStream(let id):
             guard let stream = streams[id] else { return }
-            stream.isRequestComplete = true
-            stream.hasBodyReader = false
-            if case .echo = stream.handler, !stream.isResponseStarted {
-                writeResponse(status: 200, fields: [("content-type", "text/plain")], body: Array("\(stream.bodyBytes) bytes\n".utf8), id: id)
+            _ = stream.state.endStreamReceived()
+            if case .echo = stream.handler, stream.state.mayStartResponse {
+                writeResponse(status: 200, fields: [("content-type", "text/plain")], body: Array("\(stream.state.receivedBytes) bytes\n".utf8), id: id)
             }
         case .streamClosed(let id, _):
             guard let stream = streams.removeValue(forKey: id) else { return }
-            session.consume(streamID: id, count: stream.unconsumed)
-            stream.unconsumed = 0
+            session.consume(streamID: id, count: stream.state.ended().unread)
         case .shutdownNoticeAcknowledged:
             session.goAway()
         }
@@ -175,7 +170,7 @@ private final class Harness {
         default: .abort(after: random.below(3))
         }
         let stream = open(id, isHEAD: head.method == .head, isRequestComplete: endStream, handler: handler)
-        stream.hasBodyReader = !endStream
+        stream.state.readerAttached()
         let path = head.path ?? "/"
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         switch FuzzRoutes.router.match(method: head.method, path: pathOnly) {
@@ -195,10 +190,8 @@ private final class Harness {
             case .abort: break
             }
         case .methodNotAllowed(let allowed):
-            stream.hasBodyReader = false
             writeLocal(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: allowed, serverMethods: FuzzRoutes.router.methods).response(to: head, requestID: nil), id: id)
         case .notFound:
-            stream.hasBodyReader = false
             writeLocal(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: [], serverMethods: FuzzRoutes.router.methods).response(to: head, requestID: nil), id: id)
         }
     }
@@ -206,29 +199,24 @@ private final class Harness {
     // MARK: Responses, as HTTP2Connection writes them
 
     func reject(_ rejection: HTTPRejection, id: Int32, stream: Stream) {
-        stream.hasBodyReader = false
-        if stream.isResponseStarted {
+        switch stream.state.rejected() {
+        case .reset:
             resetStream(id, stream, errorCode: 0x8)
-        } else {
+        case .answer:
             writeLocal(LocalAnswer.rejection(rejection).response(to: nil, requestID: nil), id: id)
-            if !stream.isRequestComplete { stopRequest(id, stream) }
+            stopRequest(id, stream)
         }
     }
 
     func stopRequest(_ id: Int32, _ stream: Stream) {
-        guard !stream.isStopRequested else { return }
-        stream.isStopRequested = true
-        session.stopRequestAfterResponse(streamID: id)
+        if stream.state.stopRequested() { session.stopRequestAfterResponse(streamID: id) }
     }
 
-    /// The response is complete and the request is not: its unread bytes go back to the window
-    /// and what still comes is drained (HTTP2Connection.responseCompletedEarly).
-    func responseCompletedEarly(_ id: Int32, _ stream: Stream) {
-        guard !stream.isRequestComplete else { return }
-        stream.hasBodyReader = false
-        session.consume(streamID: id, count: stream.unconsumed)
-        stream.drained = Int64(stream.unconsumed)
-        stream.unconsumed = 0
+    /// The response's last frame is queued: with the request still open, its unread bytes go
+    /// back to the window and what still comes is drained (HTTP2Connection.responseCompleted).
+    func responseCompleted(_ id: Int32, _ stream: Stream) {
+        let unread = stream.state.responseCompleted(now: .now())
+        if stream.state.request == .draining { session.consume(streamID: id, count: unread) }
     }
 
     func writeLocal(_ response: Response, id: Int32) {
@@ -241,31 +229,31 @@ private final class Harness {
     }
 
     func writeResponse(status: Int, fields: [(name: String, value: String)], body: [UInt8], id: Int32) {
-        guard let stream = streams[id], !stream.isResponseComplete else { return }
-        stream.isResponseComplete = true
+        guard let stream = streams[id], !stream.state.isResponseComplete else { return }
         let sendsBody = !body.isEmpty && !stream.isHEAD
         respond(status: status, fields: fields + [("content-length", "\(body.count)")], hasBody: sendsBody, declared: sendsBody ? body.count : 0, id: id)
         if sendsBody { session.send(streamID: id, bytes: body[...], endStream: true, completion: completion()) }
-        responseCompletedEarly(id, stream)
+        responseCompleted(id, stream)
     }
 
     func writeStreamHead(status: Int, fields: [(name: String, value: String)], id: Int32) {
-        guard let stream = streams[id], !stream.isResponseStarted else { return }
+        guard let stream = streams[id], stream.state.mayStartResponse else { return }
         respond(status: status, fields: fields, hasBody: !stream.isHEAD, declared: nil, id: id)
     }
 
     func respond(status: Int, fields: [(name: String, value: String)], hasBody: Bool, declared length: Int?, id: Int32) {
-        streams[id]?.isResponseStarted = true
+        streams[id]?.state.responseStarted(now: .now())
         if let length { declared[id] = length }
         do {
             try session.respond(streamID: id, status: status, fields: fields + [("date", "Sun, 06 Nov 1994 08:49:37 GMT")], hasBody: hasBody)
         } catch {
             session.reset(streamID: id)
+            streams[id]?.state.reset()
         }
     }
 
     func resetStream(_ id: Int32, _ stream: Stream, errorCode: UInt32) {
-        stream.isResponseComplete = true
+        stream.state.reset()
         session.reset(streamID: id, errorCode: errorCode)
     }
 
@@ -285,18 +273,17 @@ private final class Harness {
     /// aborts, and reading the body bytes they had left.
     func progress() {
         for (id, stream) in streams.sorted(by: { $0.key < $1.key }) {
-            if stream.unconsumed > 0, random.oneIn(2) {
-                let count = 1 + random.below(stream.unconsumed)
-                stream.unconsumed -= count
+            if stream.state.unreadBytes > 0, random.oneIn(2) {
+                let count = 1 + random.below(stream.state.unreadBytes)
+                stream.state.handlerRead(count, now: .now())
                 session.consume(streamID: id, count: count)
             }
             if let framed = session.framedBodyBytes(waitingOn: id), framed < 0 { fuzzFailure("negative framed count") }
             switch stream.handler {
-            case .streamed(let left) where stream.isResponseStarted && !stream.isResponseComplete && !stream.hasPendingChunk:
+            case .streamed(let left) where stream.state.isResponseStarted && !stream.state.isResponseComplete && !stream.hasPendingChunk:
                 if left == 0 {
-                    stream.isResponseComplete = true
                     if !stream.isHEAD { session.send(streamID: id, bytes: [], endStream: true, completion: nil) }
-                    responseCompletedEarly(id, stream)
+                    responseCompleted(id, stream)
                 } else {
                     stream.handler = .streamed(chunksLeft: left - 1)
                     if !stream.isHEAD {
@@ -305,7 +292,7 @@ private final class Harness {
                         session.send(streamID: id, bytes: chunk[...], endStream: false, completion: completion(for: stream))
                     }
                 }
-            case .abort(let after) where !stream.isResponseComplete:
+            case .abort(let after) where !stream.state.isResponseComplete:
                 if after == 0 {
                     resetStream(id, stream, errorCode: 0x2)
                 } else {
