@@ -60,10 +60,12 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             state = HTTP2StreamState(requestComplete: requestComplete, now: now)
         }
 
-        /// The handler no longer reads the body: its read ends with `error` (`nil`: the body is complete).
-        func finishBody(_ error: (any Error)?) {
-            body?.finish(error: error)
-            body = nil
+        /// The handler no longer reads the body: its read ends with `error`, made only if there is
+        /// a body (an error existential is a heap box: a request without a body makes none).
+        func finishBody(_ error: @autoclosure () -> any Error) {
+            guard let body else { return }
+            body.finish(error: error())
+            self.body = nil
         }
 
         /// The stream is gone (reset, or the connection closed): the body read fails, an

@@ -21,7 +21,7 @@ struct HTTP2Handover: ProtocolHandover {
         }
     }
 
-    func firstBytes(_ buffer: ReadBuffer, on stream: any ByteStream) -> FirstBytesVerdict {
+    func firstBytes(_ buffer: ReadBuffer, on stream: any ByteStream, servesOnlyThisProtocol: Bool) -> FirstBytesVerdict {
         switch (HTTP2Preface.match(buffer), settings) {
         case (.needMore, _):
             return .needMore
@@ -36,7 +36,7 @@ struct HTTP2Handover: ProtocolHandover {
         case (.no, _):
             // ALPN said h2 (or the port is HTTP/2 only), so these bytes cannot be HTTP/1.1: a
             // connection error (RFC 9113 §3.4), not a 400 the client would read as frames.
-            let isHTTP2Only = stream.tlsDetails.map { $0.applicationProtocol == "h2" } ?? cleartextOnly
+            let isHTTP2Only = stream.tlsDetails.map { $0.applicationProtocol == "h2" } ?? (cleartextOnly || servesOnlyThisProtocol)
             guard isHTTP2Only else { return .http1 }
             return .refuse(answer: HTTP2Preface.goAway(errorCode: 0x1, reason: Self.invalid), reason: Self.invalid)
         }

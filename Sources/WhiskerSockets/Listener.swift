@@ -6,7 +6,7 @@ import Musl
 import Dispatch
 private import CWhiskerSystem
 
-/// A listening TCP socket that accepts connections: in the epoll set of an ``IOWorker`` (the
+/// A listening stream socket (TCP, or a Unix domain socket) that accepts connections: in the epoll set of an ``IOWorker`` (the
 /// server's way: a connection accepted there starts on that worker's queue with no hand-off to
 /// another thread), or on a Dispatch read source of its own.
 ///
@@ -35,40 +35,62 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
     private var isAcceptPaused = false
     private var onAccept: (@Sendable (Socket) -> Void)?
     private var onError: (@Sendable (SocketError) -> Void)?
+    /// The Unix domain socket file this listener made, removed when it stops.
+    private let createdPath: String?
 
     /// Creates a socket, sets `SO_REUSEADDR` (and `IPV6_V6ONLY` for IPv6, so `::` and
     /// `0.0.0.0` can both be bound), binds it and starts listening.
+    ///
+    /// For a Unix domain socket (``SocketAddress/init(unixPath:)``), a socket file left at the
+    /// path by a process that is gone (nothing accepts on it) is removed first; a file that is not
+    /// a socket, or a socket another process accepts on, is an error (`EADDRINUSE`) and is left
+    /// alone. The new file gets `permissions` (for example `0o660`, so that only the owner and its
+    /// group, say the proxy's, may connect) and is removed when the listener stops.
     /// - Parameters:
     ///   - address: The address to bind; port 0 picks a free port.
     ///   - backlog: The kernel's queue of connections not yet accepted.
     ///   - worker: The worker that accepts (on its queue, in its epoll set); `nil` for a Dispatch
     ///     source and a queue of the listener's own.
+    ///   - permissions: A Unix domain socket file's mode; `nil` keeps what the umask gives.
     /// - Throws: ``SocketError`` naming the call and address, for example when the port is taken.
-    public init(address: SocketAddress, backlog: Int32 = 1024, worker: IOWorker? = nil) throws(SocketError) {
+    public init(address: SocketAddress, backlog: Int32 = 1024, worker: IOWorker? = nil, permissions: UInt32? = nil) throws(SocketError) {
+        let path = address.unixPath
+        if let path { try Self.removeStaleSocket(at: path, address: address) }
         let fd = try checkedSystemCall("socket") { socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        var bound = false
         do {
             var one: Int32 = 1
-            _ = try checkedSystemCall("setsockopt(SO_REUSEADDR)") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) }
+            if path == nil {
+                _ = try checkedSystemCall("setsockopt(SO_REUSEADDR)") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) }
+            }
             if address.isIPv6 {
                 _ = try checkedSystemCall("setsockopt(IPV6_V6ONLY)") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
             }
             try address.withSockAddr { (pointer, length) throws(SocketError) in
                 _ = try checkedSystemCall("bind(\(address))") { bind(fd, pointer, length) }
             }
+            bound = true
+            if let path, let permissions {
+                _ = try checkedSystemCall("chmod(\(path), \(String(permissions, radix: 8)))") { chmod(path, mode_t(permissions)) }
+            }
             _ = try checkedSystemCall("listen(\(address))") { listen(fd, backlog) }
             localAddress = try Self.boundAddress(fd) ?? address
         } catch {
             close(fd)
+            if bound, let path { unlink(path) }
             throw error
         }
         self.fd = fd
+        self.createdPath = path
         self.worker = worker
         self.queue = worker?.queue ?? DispatchQueue(label: "whisker.listener.\(localAddress)")
     }
 
     /// Adopts a listening socket this process inherited, such as one systemd passed for socket
-    /// activation (``SystemdSocketActivation``): checks that it is a listening TCP socket, makes
-    /// it non-blocking and close-on-exec, and reads the address it is bound to.
+    /// activation (``SystemdSocketActivation``): checks that it is a listening stream socket (TCP,
+    /// or a Unix domain socket: `ListenStream=/run/cats.sock`), makes it non-blocking and
+    /// close-on-exec, and reads the address it is bound to. An inherited socket file is its
+    /// supervisor's: it is not removed when the listener stops.
     ///
     ///     let listener = try Listener(inheritedDescriptor: 3)
     ///     print(listener.localAddress)   // 127.0.0.1:8080, as the .socket unit bound it
@@ -76,12 +98,12 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
     /// The listener owns the descriptor from here on and closes it in ``stop()``; on error the
     /// descriptor is left open and untouched, for the caller to report or close.
     /// - Parameters:
-    ///   - fd: An open descriptor of an IPv4 or IPv6 `SOCK_STREAM` socket that is already bound
-    ///     and listening.
-    ///   - worker: As for ``init(address:backlog:worker:)``.
+    ///   - fd: An open descriptor of an IPv4, IPv6 or Unix domain `SOCK_STREAM` socket that is
+    ///     already bound and listening.
+    ///   - worker: As for ``init(address:backlog:worker:permissions:)``.
     /// - Throws: ``SocketError`` naming the descriptor: not open or not a socket (`EBADF`,
     ///   `ENOTSOCK`), a datagram or other non-stream socket (`EPROTOTYPE`), not listening
-    ///   (`EINVAL`), or a Unix-domain socket, which this listener cannot serve (`EAFNOSUPPORT`).
+    ///   (`EINVAL`), or of another address family (`EAFNOSUPPORT`).
     public init(inheritedDescriptor fd: Int32, worker: IOWorker? = nil) throws(SocketError) {
         let target = "inherited descriptor \(fd)"
         let type = try Self.intOption(fd, SO_TYPE, "getsockopt(\(target), SO_TYPE)")
@@ -92,7 +114,7 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
             throw SocketError(call: target, code: EINVAL, reason: "the socket is not listening (SO_ACCEPTCONN is 0)")
         }
         guard let address = try Self.boundAddress(fd) else {
-            throw SocketError(call: target, code: EAFNOSUPPORT, reason: "not an IPv4 or IPv6 socket (a Unix-domain socket?); only TCP listeners can be served")
+            throw SocketError(call: target, code: EAFNOSUPPORT, reason: "not an IPv4, IPv6 or Unix domain socket")
         }
         let statusFlags = try checkedSystemCall("fcntl(\(target), F_GETFL)") { fcntl(fd, F_GETFL) }
         _ = try checkedSystemCall("fcntl(\(target), F_SETFL, O_NONBLOCK)") { fcntl(fd, F_SETFL, statusFlags | O_NONBLOCK) }
@@ -100,6 +122,7 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
         _ = try checkedSystemCall("fcntl(\(target), F_SETFD, FD_CLOEXEC)") { fcntl(fd, F_SETFD, descriptorFlags | FD_CLOEXEC) }
         self.fd = fd
         self.localAddress = address
+        self.createdPath = nil
         self.worker = worker
         self.queue = worker?.queue ?? DispatchQueue(label: "whisker.listener.\(address)")
     }
@@ -120,6 +143,27 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
             }
         }
         return SocketAddress(&storage)
+    }
+
+    /// Makes room for a Unix domain socket at `path`: a socket file nothing accepts on (its
+    /// process is gone) is removed; anything else there is refused, untouched.
+    private static func removeStaleSocket(at path: String, address: SocketAddress) throws(SocketError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }  // Nothing there, or bind will say why.
+        let call = "bind(\(address))"
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw SocketError(call: call, code: EADDRINUSE, reason: "\(path) exists and is not a socket; it is left alone")
+        }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return }
+        defer { close(probe) }
+        let refused = (try? address.withSockAddr { (pointer, length) throws(SocketError) in
+            connect(probe, pointer, length) == -1 && errno == ECONNREFUSED
+        }) ?? false
+        guard refused else {
+            throw SocketError(call: call, code: EADDRINUSE, reason: "another process accepts connections on \(path)")
+        }
+        unlink(path)
     }
 
     /// Starts accepting. Each accepted connection arrives as a non-blocking ``Socket`` with
@@ -179,8 +223,10 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
                 return
             }
             guard case .done(let client) = result else { return }
-            var one: Int32 = 1
-            setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            if createdPath == nil, localAddress.unixPath == nil {
+                var one: Int32 = 1
+                setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
             let peer = SocketAddress(&storage) ?? localAddress
             onAccept(Socket(fd: client, peer: peer))
         }
@@ -226,6 +272,7 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
                 isAcceptPaused = false
                 worker.deregister(fd)
                 close(fd)
+                removeCreatedFile()
                 onClosed()
             } else if let source {
                 if isAcceptPaused {
@@ -233,17 +280,25 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
                     source.resume()
                 }
                 let fd = self.fd
-                source.setCancelHandler {
+                source.setCancelHandler { [self] in
                     close(fd)
+                    removeCreatedFile()
                     onClosed()
                 }
                 source.cancel()
             } else {
                 close(fd)
+                removeCreatedFile()
                 onClosed()
             }
             source = nil
         }
+    }
+
+    /// The socket file this listener made goes with it: a new listener on the path needs no stale
+    /// removal, and a client gets `ENOENT` rather than a refused connection.
+    private func removeCreatedFile() {
+        if let createdPath { unlink(createdPath) }
     }
 
     /// Stops accepting and returns once the listening socket is closed.

@@ -4,30 +4,42 @@ public import Glibc
 import Musl
 #endif
 
-/// An IPv4 or IPv6 socket address: a numeric host and a port.
+/// An IPv4 or IPv6 socket address (a numeric host and a port), or a Unix domain socket's path.
 ///
 ///     let address = try SocketAddress(host: "::1", port: 8080)
 ///     print(address)   // [::1]:8080
+///     let local = try SocketAddress(unixPath: "/run/cats.sock")
+///     print(local)     // unix:/run/cats.sock
 public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     @usableFromInline
     enum Storage: Sendable, Hashable {
         case v4(host: String, port: Int)
         case v6(host: String, port: Int)
+        /// A Unix domain socket: its path, empty for an unnamed one (a connecting client's).
+        case unix(path: String)
     }
     @usableFromInline let storage: Storage
 
-    /// The numeric host, `127.0.0.1` or `::1`.
+    /// The numeric host, `127.0.0.1` or `::1`; for a Unix domain socket, what ``description`` says.
     public var host: String {
         switch storage {
         case .v4(let host, _), .v6(let host, _): host
+        case .unix: description
         }
     }
 
-    /// The port number.
+    /// The port number; 0 for a Unix domain socket.
     public var port: Int {
         switch storage {
         case .v4(_, let port), .v6(_, let port): port
+        case .unix: 0
         }
+    }
+
+    /// The path of a Unix domain socket (empty for an unnamed one), `nil` for IPv4 and IPv6.
+    public var unixPath: String? {
+        if case .unix(let path) = storage { return path }
+        return nil
     }
 
     /// True for an IPv6 address.
@@ -36,12 +48,30 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
-    /// `host:port`, with IPv6 hosts in brackets: `127.0.0.1:8080`, `[::1]:8080`.
+    /// `host:port`, with IPv6 hosts in brackets: `127.0.0.1:8080`, `[::1]:8080`; `unix:/run/cats.sock`
+    /// for a Unix domain socket (`unix:` alone for an unnamed one, as a connecting client's is).
     public var description: String {
         switch storage {
         case .v4(let host, let port): "\(host):\(port)"
         case .v6(let host, let port): "[\(host)]:\(port)"
+        case .unix(let path): "unix:\(path)"
         }
+    }
+
+    /// The longest path a Unix domain socket address holds (`sun_path` less its terminating zero).
+    public static let maxUnixPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// Creates the address of a Unix domain socket.
+    /// - Parameter unixPath: The socket file's path, at most ``maxUnixPathLength`` bytes of UTF-8
+    ///   and without a zero byte.
+    /// - Throws: ``SocketAddressError`` for an empty path, one too long or one with a zero byte.
+    public init(unixPath: String) throws(SocketAddressError) {
+        guard !unixPath.isEmpty else { throw SocketAddressError(host: unixPath, port: 0, reason: "a Unix domain socket needs a path") }
+        guard unixPath.utf8.count <= Self.maxUnixPathLength else {
+            throw SocketAddressError(host: unixPath, port: 0, reason: "a Unix domain socket's path is at most \(Self.maxUnixPathLength) bytes, this one is \(unixPath.utf8.count)")
+        }
+        guard !unixPath.utf8.contains(0) else { throw SocketAddressError(host: unixPath, port: 0, reason: "a zero byte in a Unix domain socket's path") }
+        storage = .unix(path: unixPath)
     }
 
     /// Creates an address from a numeric IPv4 or IPv6 host (`0.0.0.0`, `::`, `127.0.0.1`, `::1`)
@@ -81,6 +111,16 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         case AF_INET6:
             let sin6 = UnsafeRawPointer(raw).load(as: sockaddr_in6.self)
             storage = .v6(host: Self.format(sin6.sin6_addr), port: Int(UInt16(bigEndian: sin6.sin6_port)))
+        case AF_UNIX:
+            var sun = UnsafeRawPointer(raw).load(as: sockaddr_un.self)
+            // A name in the abstract namespace starts with a zero byte: shown as `@name`, as systemd
+            // and ss(8) show it.
+            let path = withUnsafeBytes(of: &sun.sun_path) { bytes in
+                bytes.first == 0 && bytes.count > 1 && bytes[1] != 0
+                    ? "@" + String(decoding: bytes.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
+                    : String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            storage = .unix(path: path)
         default:
             return nil
         }
@@ -103,7 +143,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The address's bytes in network order: 4 for IPv4, 16 for IPv6 (the inverse of
-    /// ``init(networkBytes:port:)``).
+    /// ``init(networkBytes:port:)``); none for a Unix domain socket, which no address range holds.
     package var networkBytes: [UInt8] {
         switch storage {
         case .v4(let host, _):
@@ -114,6 +154,8 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             var address = in6_addr()
             inet_pton(AF_INET6, host, &address)
             return withUnsafeBytes(of: &address) { Array($0) }
+        case .unix:
+            return []
         }
     }
 
@@ -139,6 +181,11 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             sin6.sin6_port = UInt16(port).bigEndian
             inet_pton(AF_INET6, host, &sin6.sin6_addr)
             return try Self.withGenericPointer(to: &sin6, body)
+        case .unix(let path):
+            var sun = sockaddr_un()
+            sun.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &sun.sun_path) { bytes in bytes.copyBytes(from: path.utf8.prefix(Self.maxUnixPathLength)) }
+            return try Self.withGenericPointer(to: &sun, body)
         }
     }
 
@@ -154,8 +201,14 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `AF_INET` or `AF_INET6`.
-    public var family: Int32 { isIPv6 ? AF_INET6 : AF_INET }
+    /// `AF_INET`, `AF_INET6` or `AF_UNIX`.
+    public var family: Int32 {
+        switch storage {
+        case .v4: AF_INET
+        case .v6: AF_INET6
+        case .unix: AF_UNIX
+        }
+    }
 }
 
 /// A host and port that do not make a socket address.

@@ -22,7 +22,7 @@ struct TLSListener: SecureListener {
 /// replaced by `WhiskerServer.reloadTLS()`. A connection keeps the context it started with (its
 /// `SSL` holds it), so replacing this one never touches open connections.
 final class TLSStreamWrapper: StreamWrapper {
-    private let configuration: TLSConfiguration
+    let configuration: TLSConfiguration
     private let context: Mutex<TLSContext>
 
     init(_ configuration: TLSConfiguration) throws(WhiskerServerError) {

@@ -31,3 +31,27 @@ extension WhiskerServer.Configuration {
         set { secureListener = newValue.map(TLSListener.init) }
     }
 }
+
+extension WhiskerServer.Listener {
+    /// HTTPS (and h2 through ALPN, with HTTP/2 on) on a TCP port, presenting its own certificate.
+    ///
+    ///     configuration.listeners = [
+    ///         .tcp(port: 8080),
+    ///         .https(port: 8443, tls: TLSConfiguration(certificateChainPath: "cats.pem", privateKeyPath: "cats-key.pem")),
+    ///     ]
+    /// - Parameters:
+    ///   - host: A numeric IPv4 or IPv6 address, or `localhost`.
+    ///   - port: The port; 0 picks a free one.
+    ///   - tls: The certificate, key, versions and ALPN protocols.
+    ///   - expectsProxyProtocol: Every connection starts with a PROXY protocol header, before TLS.
+    public static func https(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration, expectsProxyProtocol: Bool = false) -> Self {
+        Self(address: .tcp(host: host, port: port), expectsProxyProtocol: expectsProxyProtocol,
+             secure: TLSListener(https: WhiskerServer.HTTPS(host: host, port: port, tls: tls)))
+    }
+
+    /// TLS on the sockets systemd passed under `name`, presenting `tls`'s certificate.
+    public static func inheritedHTTPS(_ name: String, tls: TLSConfiguration, expectsProxyProtocol: Bool = false) -> Self {
+        Self(address: .inherited(name: name), expectsProxyProtocol: expectsProxyProtocol,
+             secure: TLSListener(https: WhiskerServer.HTTPS(port: 0, tls: tls)))
+    }
+}

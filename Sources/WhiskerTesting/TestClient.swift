@@ -52,7 +52,7 @@ public final class TestClient: @unchecked Sendable {
     public static func connect(to address: SocketAddress, timeout: Duration = .seconds(10), tls: TestTLSOptions? = nil, preamble: [UInt8] = []) async throws -> TestClient {
         let queue = DispatchQueue(label: "whisker.test-client")
         return try await onQueue(queue) {
-            let fd = socket(address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
             var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

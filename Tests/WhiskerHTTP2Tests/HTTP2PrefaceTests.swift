@@ -100,6 +100,32 @@ import WhiskerTesting
         }
     }
 
+    /// A listener of the list that serves only HTTP/2 (h2c with prior knowledge), beside one
+    /// that serves both: the option sits on the listener.
+    @Test func aListenerServingOnlyHTTP2_RefusesHTTP1_TheOtherServesBoth() async throws {
+        let server = makeHTTP2Server { $0.listeners = [.tcp(port: 0), .tcp(port: 0, servesOnlyHTTP2: true)] }
+        try registerBasicRoutes(on: server)
+        try await server.withRunningAddresses { addresses in
+            let http1 = try await TestClient.connect(to: addresses[0])
+            try await http1.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await http1.readResponse().text == "hello", "the first listener serves HTTP/1.1")
+            try await expectGoAway(0x1, after: Array("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n".utf8), over: try await TestClient.connect(to: addresses[1]))
+            for address in addresses {
+                let socket = try await TestClient.connect(to: address)
+                let h2 = HTTP2TestClient()
+                let id = h2.request(path: "/hello")
+                try await h2.exchange(over: socket) { $0.closed[id] != nil }
+                #expect(h2.status(id) == "200", "h2c with prior knowledge on \(address)")
+            }
+        }
+        let withoutHTTP2 = makeHTTP2Server {
+            $0.http2 = nil
+            $0.listeners = [.tcp(port: 0, servesOnlyHTTP2: true)]
+        }
+        let error = await #expect(throws: WhiskerServerError.self) { try await withoutHTTP2.run() }
+        #expect(error?.description.contains("serves only HTTP/2, which is off") == true)
+    }
+
     @Test func cleartextHTTP2Only_WithoutHTTP2_StopsRunWithAnError() async throws {
         let server = makeHTTP2Server {
             $0.cleartextHTTP2Only = true

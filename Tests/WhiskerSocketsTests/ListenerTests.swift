@@ -93,12 +93,12 @@ import Glibc
     }
 }
 
-/// Starts `listener`, connects a blocking IPv4 client to it, and returns the client's descriptor
-/// (the caller closes it) and the socket the listener accepted for it.
+/// Starts `listener`, connects a blocking client to it (of its address family), and returns the
+/// client's descriptor (the caller closes it) and the socket the listener accepted for it.
 func connectAndAccept(_ listener: Listener) async throws -> (client: Int32, accepted: Socket) {
     let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
     listener.start { continuation.yield($0) }
-    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let client = socket(listener.localAddress.family, Int32(SOCK_STREAM.rawValue), 0)
     do {
         try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
             guard connect(client, address, length) == 0 else { throw SocketError(call: "connect", code: errno) }

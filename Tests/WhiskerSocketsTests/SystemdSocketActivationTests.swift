@@ -105,20 +105,21 @@ import Glibc
         #expect(error?.description == "inherited descriptor \(fd): the socket is not listening (SO_ACCEPTCONN is 0)")
     }
 
-    @Test func unixDomainListeningSocket_IsRefused_AsUnsupported() throws {
+    @Test func unixDomainListeningSocket_InTheAbstractNamespace_IsAdopted_NamedWithAnAt() throws {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
-        defer { close(fd) }
-        // Bound to an abstract name, so nothing is left on disk.
+        // Bound to an abstract name (systemd's `ListenStream=@name`), so nothing is left on disk.
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        let name = Array("\0whisker-activation-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))".utf8)
+        let text = "whisker-activation-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let name = [0] + Array(text.utf8)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         try #require(bound == 0 && listen(fd, 8) == 0)
-        let error = #expect(throws: SocketError.self) { try Listener(inheritedDescriptor: fd) }
-        #expect(error?.code == EAFNOSUPPORT)
+        let listener = try Listener(inheritedDescriptor: fd)
+        #expect(listener.localAddress.description == "unix:@\(text)")
+        listener.stop()
     }
 
     @Test func descriptorThatIsNotASocket_IsRefused() throws {

@@ -63,6 +63,34 @@ import WhiskerTesting
         }
     }
 
+    @Test func httpsListeners_EachPresentItsOwnCertificate_AndReloadReloadsEach() async throws {
+        let files = try LiveFiles()
+        defer { files.remove() }
+        let server = makeTestServer {
+            $0.listeners = [
+                .https(port: 0, tls: TLSConfiguration(certificateChainPath: files.certificate, privateKeyPath: files.key)),
+                .https(port: 0, tls: TLSConfiguration(certificateChainPath: TestCertificates.renewed, privateKeyPath: TestCertificates.renewedKey)),
+                .tcp(port: 0),
+            ]
+        }
+        try registerBasicRoutes(on: server)
+        let trust = TestTLSOptions(trustedCAPath: TestCertificates.ca)
+        try await server.withRunningAddresses { addresses in
+            #expect(try await TestClient.connect(to: addresses[0], tls: trust).tlsPeerCertificateSubject == "/CN=localhost")
+            #expect(try await TestClient.connect(to: addresses[1], tls: trust).tlsPeerCertificateSubject == "/CN=localhost renewed")
+            let cleartext = try await TestClient.connect(to: addresses[2])
+            try await cleartext.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await cleartext.readResponse().text == "hello")
+
+            try files.install(certificate: TestCertificates.renewed, key: TestCertificates.renewedKey)
+            try await server.reloadTLS()
+            let first = try await TestClient.connect(to: addresses[0], tls: trust)
+            #expect(first.tlsPeerCertificateSubject == "/CN=localhost renewed", "the first listener's files were renewed")
+            try await first.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try await first.readResponse().status == 200)
+        }
+    }
+
     @Test func reload_WithABadKey_FailsNamingTheFile_AndKeepsTheCurrentCertificate() async throws {
         let files = try LiveFiles()
         defer { files.remove() }

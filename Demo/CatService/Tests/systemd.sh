@@ -165,6 +165,22 @@ check_eq "a request without the header there: closed unanswered" "" "$(raw_reque
 stop_server TERM
 check_eq "SIGTERM: exits 0" 0 "$EXIT_CODE"
 
+echo "Socket activation of a Unix domain socket (ListenStream=/run/x.sock)"
+SERVER_OUT="$WORK/unix.out" SERVER_ERR="$WORK/unix.err"
+UNIX_SOCKET="$WORK/activated.sock"
+systemd-socket-activate -l "$UNIX_SOCKET" --fdname=web "$CAT_SERVICE" --access-log >"$SERVER_OUT" 2>"$SERVER_ERR" &
+SERVER_PID=$!
+SERVER_PIDS+=("$SERVER_PID")
+wait_for "systemd-socket-activate listens on the Unix socket" 10 grep -q "^Listening on $UNIX_SOCKET" "$SERVER_ERR"
+request --unix-socket "$UNIX_SOCKET" "http://localhost/api/emoji?count=4"
+check_eq "the inherited Unix domain socket is served: 200 with four cats" "200 4" "$STATUS $(count_cats "$(cat "$BODY")")"
+wait_for "cat-service prints its listening line" 10 grep -q 'listening on' "$SERVER_OUT"
+check_eq "... naming the socket's path" "cat-service listening on unix:$UNIX_SOCKET" "$(sed -n 1p "$SERVER_OUT")"
+check_contains "the log says it was inherited" 'inherited=fd 3 ("web")' "$(cat "$SERVER_ERR")"
+stop_server TERM
+check_eq "SIGTERM: exits 0" 0 "$EXIT_CODE"
+check "the inherited socket's file is systemd's: left in place" test -S "$UNIX_SOCKET"
+
 echo "LISTEN_PID of another process: the variables are ignored, host and port are bound"
 LISTEN_PID=1 LISTEN_FDS=1 LISTEN_FDNAMES=https start_server
 request "$BASE/api/emoji"

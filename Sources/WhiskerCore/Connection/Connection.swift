@@ -23,7 +23,7 @@ package final class Connection {
     /// `nil` for a stream with no socket (tests).
     let socket: SocketConnection?
     /// What the listener that accepted the connection asks of it.
-    let role: ListenerRole
+    package let role: ListenerRole
     /// The PROXY protocol header the connection started with, on a listener that requires one.
     var proxyHeader: SharedValue<ProxyProtocolHeader>?
     /// HTTP/1.1 from ``start()`` until a handover.

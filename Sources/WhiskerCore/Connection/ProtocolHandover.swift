@@ -2,8 +2,9 @@ import WhiskerSockets
 
 /// A protocol an HTTP/1.1 connection can hand itself over to: how a module such as WhiskerHTTP2
 /// plugs into the core, which knows only HTTP/1.1. It is consulted three times:
-/// 1. on a connection's first bytes (``firstBytes(_:on:)``): a preface that is its own (HTTP/2
-///    with prior knowledge), or a TLS stream whose ALPN chose it, takes the connection over;
+/// 1. on a connection's first bytes (``firstBytes(_:on:servesOnlyThisProtocol:)``): a preface
+///    that is its own (HTTP/2 with prior knowledge), or a TLS stream whose ALPN chose it, takes
+///    the connection over;
 /// 2. on every HTTP/1.1 request head (``acceptsUpgrade(_:on:)``): `Upgrade: h2c`;
 /// 3. when the server refuses a connection at its limit (``refusal(_:reason:)``), so that its
 ///    clients are told in their own protocol.
@@ -15,8 +16,9 @@ package protocol ProtocolHandover: Sendable {
     var applicationProtocols: [String] { get }
     /// Checked when the server starts: a configuration it cannot serve throws, naming the setting.
     func validate() throws(WhiskerServerError)
-    /// What a connection's first bytes (all of them read so far) say.
-    func firstBytes(_ buffer: ReadBuffer, on stream: any ByteStream) -> FirstBytesVerdict
+    /// What a connection's first bytes (all of them read so far) say; `servesOnlyThisProtocol`
+    /// when the connection's listener serves nothing else (``WhiskerServer/Listener/servesOnlyHTTP2``).
+    func firstBytes(_ buffer: ReadBuffer, on stream: any ByteStream, servesOnlyThisProtocol: Bool) -> FirstBytesVerdict
     /// Whether the request `head` asks to continue in this protocol and may.
     func acceptsUpgrade(_ head: RequestHead, on stream: any ByteStream) -> Bool
     /// The handler that serves the connection from now on (not started yet): after its first

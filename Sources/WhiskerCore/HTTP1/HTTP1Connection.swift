@@ -137,7 +137,7 @@ final class HTTP1Connection: ConnectionHandler {
                     return
                 }
                 if state.exchangeCount == 0, let handover = context.configuration.protocolHandover {
-                    switch handover.firstBytes(buffer, on: socket) {
+                    switch handover.firstBytes(buffer, on: socket, servesOnlyThisProtocol: connection.role.servesOnlyHTTP2) {
                     case .needMore: return
                     case .http1: break
                     case .takeOver:

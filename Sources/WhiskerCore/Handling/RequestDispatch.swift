@@ -55,7 +55,7 @@ extension ServerContext {
         let path = head.path ?? "/"
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         let context = requestContext(for: head, origin: origin)
-        if let health = configuration.healthChecks, health.port == nil || origin.servesOnlyHealth,
+        if let health = configuration.healthChecks, !healthChecksHaveOwnListener || origin.servesOnlyHealth,
            let answer = health.answer(head.method, path: pathOnly, isReady: readiness.isReady) ?? (origin.servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil) {
             self.answer(answer, to: head, context: context, write: writeLocal)
             return .answered

@@ -9,6 +9,8 @@ package struct ServerContext: Sendable {
     let responseSteps: ResponseSteps
     /// What the readiness route says (``WhiskerServer/HealthChecks``).
     let readiness: Readiness
+    /// The health checks have a listener of their own (and the others do not answer them).
+    let healthChecksHaveOwnListener: Bool
     /// The configuration's limits, with the largest request body any route accepts: what a
     /// connection enforces before a request is routed (each route's own limit is applied after).
     package let connectionLimits: WhiskerServer.Limits
@@ -18,6 +20,7 @@ package struct ServerContext: Sendable {
         self.router = router
         self.configuration = configuration
         self.readiness = readiness
+        self.healthChecksHaveOwnListener = configuration.healthChecksHaveOwnListener
         var limits = configuration.limits
         if let largestBodyLimit { limits.maxRequestBodySize = largestBodyLimit }
         self.connectionLimits = limits

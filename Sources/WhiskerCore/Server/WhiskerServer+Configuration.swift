@@ -11,6 +11,15 @@ extension WhiskerServer {
     ///     configuration.limits.maxRequestBodySize = 64 << 20
     ///     configuration.timeouts.idle = .seconds(30)
     public struct Configuration: Sendable {
+        /// The sockets to listen on, each with what it asks of its connections (``Listener``): TCP,
+        /// HTTPS with its certificate (WhiskerTLS), a Unix domain socket, sockets systemd passed.
+        ///
+        ///     configuration.listeners = [.tcp(host: "0.0.0.0", port: 8080), .unixDomainSocket("/run/cats.sock")]
+        ///
+        /// Empty (the default): the ones ``host``, ``port``, ``servesCleartext``, `https`,
+        /// ``socketActivation`` and the health checks' `port` describe (``impliedListeners()``),
+        /// which are conveniences over this list.
+        public var listeners: [Listener] = []
         /// The address to listen on: a numeric IPv4 or IPv6 address (`0.0.0.0`, `::`, `127.0.0.1`,
         /// `::1`) or `localhost`.
         public var host: String

@@ -2,23 +2,174 @@ import Logging
 import WhiskerSockets
 
 /// What a listener asks of the connections it accepts besides HTTP: a stream wrapper (TLS), a
-/// PROXY protocol header first, or nothing but the health checks.
-struct ListenerRole {
+/// PROXY protocol header first, HTTP/2 only, or nothing but the health checks.
+package struct ListenerRole {
     /// Wraps each accepted socket (TLS), or `nil` for cleartext.
     var wrapper: (any StreamWrapper)?
     /// Each connection starts with a PROXY protocol header from one of these trusted proxies.
     var proxyProtocol: WhiskerServer.ReverseProxies?
     /// The health checks' own listener: it answers nothing else.
     var servesOnlyHealth = false
+    /// Cleartext connections must speak HTTP/2 (h2c with prior knowledge).
+    package var servesOnlyHTTP2 = false
 }
 
 extension WhiskerServer {
-    /// A listener to open: an address to bind or a socket to adopt, and the wrapper of its
-    /// accepted sockets if it is the encrypted one.
+    /// A socket the server listens on, and what it asks of the connections it accepts there:
+    /// one element of ``Configuration/listeners``.
+    ///
+    ///     configuration.listeners = [
+    ///         .tcp(host: "0.0.0.0", port: 8080),
+    ///         .unixDomainSocket("/run/cats/cats.sock", permissions: 0o660),   // for nginx on this host
+    ///         .tcp(port: 9090, servesOnlyHealthChecks: true),
+    ///     ]
+    ///
+    /// An HTTPS listener comes from WhiskerTLS, with its certificate:
+    /// `.https(port: 8443, tls: TLSConfiguration(...))`.
+    public struct Listener: Sendable {
+        /// Where the listening socket comes from.
+        public enum Address: Sendable, Equatable {
+            /// Bind a TCP port on a numeric IPv4 or IPv6 address (or `localhost`); port 0 picks a free one.
+            case tcp(host: String, port: Int)
+            /// Bind a Unix domain socket at `path`, with the file mode `permissions`. A socket file a
+            /// process that is gone left there is replaced; a file that is not a socket, or one
+            /// another process serves, is a startup error. The file is removed when the server stops.
+            case unixDomainSocket(path: String, permissions: UInt32)
+            /// Serve the sockets systemd passed with this `FileDescriptorName=` (socket activation:
+            /// ``Configuration/socketActivation``): TCP or Unix domain (`ListenStream=/run/x.sock`).
+            case inherited(name: String)
+        }
+
+        /// Where the listening socket comes from.
+        public var address: Address
+        /// Every connection starts with a PROXY protocol header (v1 or v2) from one of
+        /// ``Configuration/reverseProxies``; one that does not is closed.
+        public var expectsProxyProtocol: Bool
+        /// The listener answers only the health checks (``Configuration/healthChecks``), on any
+        /// path; the other listeners then do not answer them.
+        public var servesOnlyHealthChecks: Bool
+        /// A cleartext listener that serves HTTP/2 only (h2c with prior knowledge), as backends
+        /// that a proxy or a gRPC client reaches over h2c use: anything but the HTTP/2 preface gets
+        /// GOAWAY(PROTOCOL_ERROR). Needs HTTP/2 on (`configuration.http2`, WhiskerHTTP2).
+        public var servesOnlyHTTP2 = false
+        /// The TLS side (WhiskerTLS's `.https(...)` sets it), `nil` for cleartext.
+        package var secure: (any SecureListener)?
+
+        /// Whether connections speak TLS here.
+        public var isTLS: Bool { secure != nil }
+
+        package init(address: Address, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, secure: (any SecureListener)? = nil) {
+            self.address = address
+            self.expectsProxyProtocol = expectsProxyProtocol
+            self.servesOnlyHealthChecks = servesOnlyHealthChecks
+            self.secure = secure
+        }
+
+        /// Cleartext HTTP (and h2c, with HTTP/2 on) on a TCP port.
+        /// - Parameters:
+        ///   - host: A numeric IPv4 or IPv6 address, or `localhost`.
+        ///   - port: The port; 0 picks a free one.
+        ///   - expectsProxyProtocol: Every connection starts with a PROXY protocol header.
+        ///   - servesOnlyHealthChecks: The listener answers only the health checks.
+        ///   - servesOnlyHTTP2: The listener serves h2c with prior knowledge only (``servesOnlyHTTP2``).
+        public static func tcp(host: String = "127.0.0.1", port: Int, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false) -> Self {
+            var listener = Self(address: .tcp(host: host, port: port), expectsProxyProtocol: expectsProxyProtocol, servesOnlyHealthChecks: servesOnlyHealthChecks)
+            listener.servesOnlyHTTP2 = servesOnlyHTTP2
+            return listener
+        }
+
+        /// Cleartext HTTP on a Unix domain socket: for a reverse proxy on the same machine
+        /// (nginx's `proxy_pass http://unix:/run/cats/cats.sock:`), with no port to expose and the
+        /// file's mode deciding who may connect. A peer on it is a process of this machine the
+        /// mode lets in: with ``Configuration/reverseProxies`` set it is trusted like a listed
+        /// proxy (its `Forwarded` or `X-Forwarded-For` names the client).
+        /// - Parameters:
+        ///   - path: The socket file's path (at most 107 bytes).
+        ///   - permissions: The file's mode; `0o660` (owner and group) by default.
+        ///   - expectsProxyProtocol: Every connection starts with a PROXY protocol header.
+        public static func unixDomainSocket(_ path: String, permissions: UInt32 = 0o660, expectsProxyProtocol: Bool = false) -> Self {
+            Self(address: .unixDomainSocket(path: path, permissions: permissions), expectsProxyProtocol: expectsProxyProtocol)
+        }
+
+        /// The sockets systemd passed under `name` (`FileDescriptorName=`, or the socket unit's
+        /// name), from ``Configuration/socketActivation``, served as cleartext HTTP.
+        public static func inherited(_ name: String, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false) -> Self {
+            Self(address: .inherited(name: name), expectsProxyProtocol: expectsProxyProtocol, servesOnlyHealthChecks: servesOnlyHealthChecks)
+        }
+    }
+}
+
+extension WhiskerServer.Configuration {
+    /// The listeners ``listeners`` leaves to the older settings when it is empty: cleartext on
+    /// ``host``:``port`` (unless ``servesCleartext`` is off), the HTTPS listener of `https`
+    /// (WhiskerTLS), each socket of ``socketActivation`` instead of both (TLS for the ones named in
+    /// its `tlsNames`), and the health checks' own port. PROXY protocol as
+    /// ``WhiskerServer/ReverseProxies/proxyProtocol`` and `proxyProtocolSocketNames` say.
+    ///
+    /// To add a listener to these, say a Unix domain socket:
+    ///
+    ///     configuration.listeners = try configuration.impliedListeners() + [.unixDomainSocket("/run/cats.sock")]
+    ///
+    /// - Throws: ``WhiskerServerError`` for settings that cannot work together, each named.
+    public func impliedListeners() throws(WhiskerServerError) -> [WhiskerServer.Listener] {
+        let proxies = reverseProxies
+        var listeners: [WhiskerServer.Listener] = []
+        if let activation = socketActivation {
+            guard !activation.descriptors.isEmpty else {
+                throw WhiskerServerError("socket activation passed no sockets to serve (LISTEN_FDS)")
+            }
+            let tlsNames = activation.tlsNames.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
+            var names: [String] = []
+            for descriptor in activation.descriptors where !names.contains(descriptor.name) { names.append(descriptor.name) }
+            for name in names {
+                var listener = WhiskerServer.Listener.inherited(name, expectsProxyProtocol: proxies?.proxyProtocolSocketNames.contains(name) == true)
+                let socket = activation.descriptors.first { $0.name == name }.map { "\($0)" } ?? name
+                if activation.tlsNames.contains(name) {
+                    guard let secureListener else {
+                        throw WhiskerServerError("the inherited socket \(socket) is named for TLS, but no TLS certificate is configured (configuration.https)")
+                    }
+                    listener.secure = secureListener
+                } else if !servesCleartext {
+                    throw WhiskerServerError("the inherited socket \(socket) would serve cleartext HTTP, but cleartext is off (servesCleartext); name it \(tlsNames) to serve TLS on it")
+                }
+                listeners.append(listener)
+            }
+            if secureListener != nil, !listeners.contains(where: \.isTLS) {
+                throw WhiskerServerError("HTTPS is configured (configuration.https), but no inherited socket is named \(tlsNames) to serve it on (the names are \(names.joined(separator: ":")))")
+            }
+            if let wanted = proxies?.proxyProtocolSocketNames, let missing = wanted.sorted().first(where: { !names.contains($0) }) {
+                throw WhiskerServerError("reverseProxies.proxyProtocolSocketNames names \"\(missing)\", but no inherited socket has that name (the names are \(names.joined(separator: ":")))")
+            }
+        } else {
+            if servesCleartext {
+                listeners.append(.tcp(host: host, port: port, expectsProxyProtocol: proxies?.proxyProtocol.contains(.cleartext) == true))
+            }
+            if let secureListener {
+                listeners.append(WhiskerServer.Listener(
+                    address: .tcp(host: secureListener.host ?? host, port: secureListener.port),
+                    expectsProxyProtocol: proxies?.proxyProtocol.contains(.https) == true, secure: secureListener))
+            }
+            guard !listeners.isEmpty else { throw WhiskerServerError("nothing to listen on: cleartext is off and no HTTPS listener is configured") }
+        }
+        if let port = healthChecks?.port {
+            listeners.append(.tcp(host: host, port: port, servesOnlyHealthChecks: true))
+        }
+        return listeners
+    }
+
+    /// The health checks are answered on a listener of their own, and only there.
+    var healthChecksHaveOwnListener: Bool {
+        healthChecks?.port != nil || listeners.contains(where: \.servesOnlyHealthChecks)
+    }
+}
+
+extension WhiskerServer {
+    /// A listener to open: an address to bind or a socket to adopt, and what its connections are
+    /// asked (TLS prepared, so a bad certificate fails before anything listens).
     struct Endpoint {
         enum Source {
-            /// Bind and listen on this address.
-            case bind(host: String, port: Int)
+            /// Bind and listen on this address (a Unix domain socket's file with these permissions).
+            case bind(SocketAddress, permissions: UInt32?)
             /// Adopt a socket the process inherited, already listening (socket activation).
             case inherited(SystemdSocketActivation.Descriptor)
         }
@@ -29,17 +180,17 @@ extension WhiskerServer {
 
         /// The listening socket, accepting on `worker`'s queue (a connection that the registry
         /// gives to that worker starts there at once).
-        func listen(on worker: IOWorker) throws(WhiskerServerError) -> Listener {
+        func listen(on worker: IOWorker) throws(WhiskerServerError) -> WhiskerSockets.Listener {
             switch source {
-            case .bind(let host, let port):
+            case .bind(let address, let permissions):
                 do {
-                    return try Listener(address: SocketAddress(host: host, port: port), worker: worker)
+                    return try WhiskerSockets.Listener(address: address, worker: worker, permissions: permissions)
                 } catch {
-                    throw WhiskerServerError("cannot listen on \(WhiskerServer.display(host, port)): \(error)")
+                    throw WhiskerServerError("cannot listen on \(address.unixPath == nil ? WhiskerServer.display(address.host, address.port) : "\(address)"): \(error)")
                 }
             case .inherited(let descriptor):
                 do {
-                    return try Listener(inheritedDescriptor: descriptor.fd, worker: worker)
+                    return try WhiskerSockets.Listener(inheritedDescriptor: descriptor.fd, worker: worker)
                 } catch {
                     throw WhiskerServerError("cannot serve the inherited socket \(descriptor): \(error)")
                 }
@@ -48,79 +199,62 @@ extension WhiskerServer {
 
         /// The `listening` log line's metadata: the address, whether it speaks TLS, and for an
         /// inherited socket its descriptor and name.
-        func logMetadata(_ listener: Listener) -> Logger.Metadata {
+        func logMetadata(_ listener: WhiskerSockets.Listener) -> Logger.Metadata {
             var metadata: Logger.Metadata = ["address": "\(listener.localAddress)", "tls": "\(wrapper != nil)"]
             if case .inherited(let descriptor) = source {
                 metadata["inherited"] = "\(descriptor)"
             }
             if role.proxyProtocol != nil { metadata["proxy_protocol"] = "true" }
             if role.servesOnlyHealth { metadata["health_only"] = "true" }
+            if role.servesOnlyHTTP2 { metadata["http2_only"] = "true" }
             return metadata
         }
     }
 
-    /// The listeners the configuration asks for, with the encrypted listener prepared (so a bad
-    /// certificate fails here, naming the file, before anything listens).
+    /// The sockets to open for `configuration`: its ``Configuration/listeners``, or the implied ones.
     static func endpoints(of configuration: Configuration) throws(WhiskerServerError) -> [Endpoint] {
         try configuration.protocolHandover?.validate()
         for policy in configuration.cors { try policy.validate() }
+        let listeners = configuration.listeners.isEmpty ? try configuration.impliedListeners() : configuration.listeners
         let offered = ["http/1.1"] + (configuration.protocolHandover?.applicationProtocols ?? [])
-        let wrapper = try configuration.secureListener.map { (listener) throws(WhiskerServerError) in try listener.prepare(offering: offered) }
-        if let activation = configuration.socketActivation {
-            return try inheritedEndpoints(activation, configuration, wrapper: wrapper)
-        }
-        let proxies = configuration.reverseProxies
         var endpoints: [Endpoint] = []
-        if configuration.servesCleartext {
-            let expectsHeader = proxies?.proxyProtocol.contains(.cleartext) == true
-            endpoints.append(Endpoint(source: .bind(host: configuration.host, port: configuration.port),
-                                      role: ListenerRole(proxyProtocol: expectsHeader ? proxies : nil)))
-        }
-        if let listener = configuration.secureListener, let wrapper {
-            let expectsHeader = proxies?.proxyProtocol.contains(.https) == true
-            endpoints.append(Endpoint(source: .bind(host: listener.host ?? configuration.host, port: listener.port),
-                                      role: ListenerRole(wrapper: wrapper, proxyProtocol: expectsHeader ? proxies : nil)))
-        }
-        guard !endpoints.isEmpty else { throw WhiskerServerError("nothing to listen on: cleartext is off and no HTTPS listener is configured") }
-        return endpoints + healthEndpoint(of: configuration)
-    }
-
-    /// The health checks' own listener, if they have one.
-    private static func healthEndpoint(of configuration: Configuration) -> [Endpoint] {
-        guard let port = configuration.healthChecks?.port else { return [] }
-        return [Endpoint(source: .bind(host: configuration.host, port: port), role: ListenerRole(servesOnlyHealth: true))]
-    }
-
-    /// One endpoint per inherited socket, in order; TLS by name. Checked before any socket is
-    /// adopted, so a bad combination leaves every descriptor untouched.
-    private static func inheritedEndpoints(_ activation: SocketActivation, _ configuration: Configuration, wrapper: (any StreamWrapper)?) throws(WhiskerServerError) -> [Endpoint] {
-        guard !activation.descriptors.isEmpty else {
-            throw WhiskerServerError("socket activation passed no sockets to serve (LISTEN_FDS)")
-        }
-        let tlsNames = activation.tlsNames.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
-        let proxies = configuration.reverseProxies
-        var endpoints: [Endpoint] = []
-        for descriptor in activation.descriptors {
-            let expectsHeader = proxies?.proxyProtocolSocketNames.contains(descriptor.name) == true
-            if activation.servesTLS(descriptor) {
-                guard let wrapper else {
-                    throw WhiskerServerError("the inherited socket \(descriptor) is named for TLS, but no TLS certificate is configured (configuration.https)")
+        for listener in listeners {
+            if listener.servesOnlyHTTP2, configuration.protocolHandover?.applicationProtocols.contains("h2") != true {
+                throw WhiskerServerError("the listener \(listener.address) serves only HTTP/2, which is off (configuration.http2 is nil)")
+            }
+            if listener.servesOnlyHealthChecks, configuration.healthChecks == nil {
+                throw WhiskerServerError("a listener serves only the health checks (\(listener.address)), but none are configured (configuration.healthChecks)")
+            }
+            if !listener.isTLS, !listener.servesOnlyHealthChecks, !configuration.servesCleartext {
+                throw WhiskerServerError("the listener \(listener.address) would serve cleartext HTTP, but cleartext is off (servesCleartext)")
+            }
+            var proxies: ReverseProxies?
+            if listener.expectsProxyProtocol {
+                guard let trusted = configuration.reverseProxies else {
+                    throw WhiskerServerError("the listener \(listener.address) expects the PROXY protocol, but no proxy is trusted (configuration.reverseProxies)")
                 }
-                endpoints.append(Endpoint(source: .inherited(descriptor), role: ListenerRole(wrapper: wrapper, proxyProtocol: expectsHeader ? proxies : nil)))
-            } else {
-                guard configuration.servesCleartext else {
-                    throw WhiskerServerError("the inherited socket \(descriptor) would serve cleartext HTTP, but cleartext is off (servesCleartext); name it \(tlsNames) to serve TLS on it")
+                proxies = trusted
+            }
+            let wrapper = try listener.secure.map { (secure) throws(WhiskerServerError) in try secure.prepare(offering: offered) }
+            let role = ListenerRole(wrapper: wrapper, proxyProtocol: proxies, servesOnlyHealth: listener.servesOnlyHealthChecks, servesOnlyHTTP2: listener.servesOnlyHTTP2)
+            switch listener.address {
+            case .tcp(let host, let port):
+                let address: SocketAddress
+                do { address = try SocketAddress(host: host, port: port) } catch { throw WhiskerServerError("cannot listen on \(display(host, port)): \(error)") }
+                endpoints.append(Endpoint(source: .bind(address, permissions: nil), role: role))
+            case .unixDomainSocket(let path, let permissions):
+                let address: SocketAddress
+                do { address = try SocketAddress(unixPath: path) } catch { throw WhiskerServerError("cannot listen on unix:\(path): \(error)") }
+                endpoints.append(Endpoint(source: .bind(address, permissions: permissions), role: role))
+            case .inherited(let name):
+                let descriptors = configuration.socketActivation?.descriptors.filter { $0.name == name } ?? []
+                guard !descriptors.isEmpty else {
+                    let names = configuration.socketActivation.map { $0.descriptors.map(\.name).joined(separator: ":") }
+                    throw WhiskerServerError("no inherited socket is named \"\(name)\" (\(names.map { "the names are \($0)" } ?? "no socket activation: configuration.socketActivation"))")
                 }
-                endpoints.append(Endpoint(source: .inherited(descriptor), role: ListenerRole(proxyProtocol: expectsHeader ? proxies : nil)))
+                endpoints += descriptors.map { Endpoint(source: .inherited($0), role: role) }
             }
         }
-        if configuration.secureListener != nil, !endpoints.contains(where: { $0.wrapper != nil }) {
-            let names = activation.descriptors.map(\.name).joined(separator: ":")
-            throw WhiskerServerError("HTTPS is configured (configuration.https), but no inherited socket is named \(tlsNames) to serve it on (the names are \(names))")
-        }
-        if let names = proxies?.proxyProtocolSocketNames, let missing = names.first(where: { name in !activation.descriptors.contains { $0.name == name } }) {
-            throw WhiskerServerError("reverseProxies.proxyProtocolSocketNames names \"\(missing)\", but no inherited socket has that name (the names are \(activation.descriptors.map(\.name).joined(separator: ":")))")
-        }
-        return endpoints + healthEndpoint(of: configuration)
+        return endpoints
     }
 }

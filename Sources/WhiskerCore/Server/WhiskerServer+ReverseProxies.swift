@@ -50,8 +50,10 @@ extension WhiskerServer {
             self.init(trusted: trusted, proxyProtocol: proxyProtocol)
         }
 
-        /// Whether `address` is one of the trusted proxies.
+        /// Whether `address` is one of the trusted proxies. A peer on a Unix domain socket is a
+        /// process of this machine that the socket file's mode lets in: it is trusted.
         public func trusts(_ address: SocketAddress) -> Bool {
+            if address.unixPath != nil { return true }
             let bytes = address.networkBytes
             return trusted.contains { $0.contains(networkBytes: bytes) }
         }

@@ -29,7 +29,7 @@ public import WhiskerSockets
 public actor WhiskerServer {
     private enum State {
         case idle
-        case running([Listener], ConnectionRegistry)
+        case running([WhiskerSockets.Listener], ConnectionRegistry)
         case stopping
         case stopped
     }
@@ -42,9 +42,9 @@ public actor WhiskerServer {
     private var isStopRequested = false
     private var listeningWaiters: [CheckedContinuation<[SocketAddress], any Error>] = []
     private var listenFailure: (any Error)?
-    /// The wrapper of the encrypted listener's sockets (TLS, whose `reloadTLS()` replaces its
-    /// certificate), set while the server runs.
-    package var runningStreamWrapper: (any StreamWrapper)?
+    /// The wrappers of the encrypted listeners' sockets (TLS, whose `reloadTLS()` replaces their
+    /// certificates), set while the server runs.
+    package var runningStreamWrappers: [any StreamWrapper] = []
 
     /// Creates a server; nothing listens until ``run(onListening:)``.
     /// - Parameter configuration: Address, limits, timeouts and logger.
@@ -80,14 +80,14 @@ public actor WhiskerServer {
         let logger = configuration.logger
         let registry: ConnectionRegistry
         let readiness = Readiness()
-        var listeners: [Listener] = []
+        var listeners: [WhiskerSockets.Listener] = []
         do {
             let workers = try IOWorkerGroup(count: configuration.workers)
             let (router, largestBodyLimit) = routes.freeze(serverDefault: configuration.limits.maxRequestBodySize)
             let context = ServerContext(router: router, configuration: configuration, readiness: readiness, largestBodyLimit: largestBodyLimit)
             registry = ConnectionRegistry(context: context, workers: workers)
             let endpoints = try Self.endpoints(of: configuration)
-            runningStreamWrapper = endpoints.lazy.compactMap(\.wrapper).first
+            runningStreamWrappers = endpoints.compactMap(\.wrapper)
             for (index, endpoint) in endpoints.enumerated() {
                 // Each listener accepts on a worker's queue, spread when there are several.
                 let listener = try endpoint.listen(on: workers.workers[index % workers.workers.count])
@@ -102,7 +102,7 @@ public actor WhiskerServer {
         } catch {
             for listener in listeners { await listener.stop() }
             state = .stopped
-            runningStreamWrapper = nil
+            runningStreamWrappers = []
             listenFailure = error
             resumeListeningWaiters(with: .failure(error))
             throw error
@@ -122,7 +122,7 @@ public actor WhiskerServer {
 
         state = .stopping
         readiness.set(false)
-        runningStreamWrapper = nil
+        runningStreamWrappers = []
         logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
         configuration.systemdNotifier?.notify("STOPPING=1\nSTATUS=draining \(registry.count) connections")
         if let delay = configuration.healthChecks?.drainDelay, delay > .zero, !Task.isCancelled {

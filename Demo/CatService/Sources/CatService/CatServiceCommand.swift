@@ -94,6 +94,18 @@ struct CatServiceCommand: AsyncParsableCommand {
     @Option(name: .customLong("tls-port"), help: "The TCP port for HTTPS; 0 picks a free port. (default: 8443; env: CAT_SERVICE_TLS_PORT)")
     var tlsPort: Int?
 
+    @Option(
+        name: .customLong("unix-socket"),
+        help: ArgumentHelp("Also serve cleartext HTTP (and h2c) on a Unix domain socket at this path, for a proxy on this machine (nginx: proxy_pass http://unix:PATH:); a stale socket file there is replaced, and the file is removed at exit. (default: none; env: CAT_SERVICE_UNIX_SOCKET)", valueName: "path")
+    )
+    var unixSocket: String?
+
+    @Option(
+        name: .customLong("unix-socket-mode"),
+        help: ArgumentHelp("The --unix-socket file's permissions, in octal: who may connect. (default: 660; env: CAT_SERVICE_UNIX_SOCKET_MODE)", valueName: "octal")
+    )
+    var unixSocketMode: String?
+
     @Flag(
         name: .customLong("cleartext"),
         inversion: .prefixedNo,
@@ -309,10 +321,17 @@ struct CatServiceCommand: AsyncParsableCommand {
             configuration.socketActivation = try settings.socketActivation(activation)
         }
         // The listeners in the order run(onListening:) reports them: the inherited sockets, else
-        // cleartext then HTTPS.
-        let schemes = configuration.socketActivation.map { activation in
+        // cleartext then HTTPS; then the Unix domain socket, and the health checks' own last.
+        var schemes = configuration.socketActivation.map { activation in
             activation.descriptors.map { activation.servesTLS($0) ? "https" : "http" }
         } ?? (settings.cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
+        if let path = settings.unixSocket {
+            let implied = try configuration.impliedListeners()
+            configuration.listeners = implied.filter { !$0.servesOnlyHealthChecks }
+                + [.unixDomainSocket(path, permissions: settings.unixSocketMode)]
+                + implied.filter(\.servesOnlyHealthChecks)
+            schemes.append("unix")
+        }
         let server = WhiskerServer(configuration: configuration)
         let transport = WhiskerTransport(server, requestBodyLimits: CatHandler.requestBodyLimits.mapValues { .maximum($0) })
         let handler = try CatHandler()
@@ -344,7 +363,8 @@ struct CatServiceCommand: AsyncParsableCommand {
             // The lines on stdout that scripts wait for; written unbuffered.
             let addresses = try await server.listeningAddresses()
             for (scheme, address) in zip(schemes, addresses) {
-                writeLine("cat-service listening on \(scheme)://\(address)", to: .standardOutput)
+                // A Unix domain socket is named by its path: unix:/run/cats.sock.
+                writeLine("cat-service listening on \(address.unixPath != nil ? "" : "\(scheme)://")\(address)", to: .standardOutput)
             }
             // The health checks' own listener comes last.
             if settings.healthChecks?.port != nil, let address = addresses.last {

@@ -13,6 +13,9 @@ struct Settings {
     /// Mutual TLS: the client CAs, and whether a certificate is required.
     var clientCertificates: TLSConfiguration.ClientCertificates?
     var tlsPort: Int
+    /// A Unix domain socket to serve on too, and its file's mode.
+    var unixSocket: String?
+    var unixSocketMode: UInt32 = 0o660
     var cleartext: Bool
     var http2: Bool
     var h2cOnly: Bool
@@ -35,6 +38,14 @@ struct Settings {
         host = command.host ?? variables["CAT_SERVICE_HOST"] ?? "127.0.0.1"
         port = try Self.port(command.port, flag: "--port", variable: "CAT_SERVICE_PORT", in: variables, default: 8080)
         tlsPort = try Self.port(command.tlsPort, flag: "--tls-port", variable: "CAT_SERVICE_TLS_PORT", in: variables, default: 8443)
+        unixSocket = command.unixSocket ?? variables["CAT_SERVICE_UNIX_SOCKET"]
+        if let text = command.unixSocketMode ?? variables["CAT_SERVICE_UNIX_SOCKET_MODE"] {
+            guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+                let source = command.unixSocketMode != nil ? "--unix-socket-mode" : "CAT_SERVICE_UNIX_SOCKET_MODE"
+                throw ValidationError("\(source) must be permissions in octal, 0 to 777 (660: owner and group), got \"\(text)\"")
+            }
+            unixSocketMode = mode
+        }
         tlsCertificate = command.tlsCertificate ?? variables["CAT_SERVICE_TLS_CERTIFICATE"]
         tlsPrivateKey = command.tlsPrivateKey ?? variables["CAT_SERVICE_TLS_PRIVATE_KEY"]
         cleartext = try command.cleartext ?? variables.bool("CAT_SERVICE_CLEARTEXT") ?? true

@@ -1,0 +1,113 @@
+import Glibc
+import HTTPTypes
+import Logging
+import Testing
+import WhiskerCore
+import WhiskerSockets
+import WhiskerTesting
+
+/// `configuration.listeners`: TCP and Unix domain sockets side by side, per-listener options,
+/// settings that cannot work named at start, and the older settings as conveniences over the list.
+@Suite struct ListenersTests {
+    private static func get(_ path: String, fields: String = "") -> String { "GET \(path) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n" }
+
+    /// A path for a socket file in a directory of the test's own.
+    private func socketPath() throws -> String {
+        var template = Array("/tmp/whisker-listeners-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        try #require(made, "a temporary directory")
+        return "\(String(cString: template))/cats.sock"
+    }
+
+    @Test func tcpAndAUnixDomainSocket_ServeTheSameRoutes_AndTheFileGoesAtStop() async throws {
+        let path = try socketPath()
+        let lines = LoggedLines()
+        let server = makeTestServer {
+            $0.listeners = [.tcp(port: 0), .unixDomainSocket(path, permissions: 0o600)]
+            $0.accessLog = .capturing(lines, label: "access")
+        }
+        try registerBasicRoutes(on: server)
+        try registerContextRoute(on: server)
+        try await server.withRunningAddresses { addresses in
+            #expect(addresses.count == 2)
+            #expect(addresses.last?.description == "unix:\(path)")
+            var info = stat()
+            #expect(lstat(path, &info) == 0 && info.st_mode & 0o777 == 0o600, "the file has the listener's mode")
+            for address in addresses {
+                let client = try await TestClient.connect(to: address)
+                try await client.send(Self.get("/hello"))
+                #expect(try await client.readResponse().text == "hello", "\(address)")
+            }
+            let local = try await TestClient.connect(to: try #require(addresses.last))
+            try await local.send(Self.get("/context"))
+            #expect(try await local.readResponse().text == "HTTP/1.1 | cleartext | no id | unix:", "a Unix peer is unnamed")
+            #expect(await lines.wait(forCount: 3))
+        }
+        #expect(lines.all.last?.1["peer"] == "unix:")
+        var info = stat()
+        #expect(lstat(path, &info) != 0, "the socket file is removed when the server stops")
+    }
+
+    @Test func aUnixPeer_IsATrustedProxy_WhenProxiesAreTrusted() async throws {
+        let path = try socketPath()
+        let server = makeTestServer {
+            $0.listeners = [.unixDomainSocket(path)]
+            $0.reverseProxies = try! .init(trusting: [])
+        }
+        try registerClientRoute(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send(Self.get("/client", fields: "X-Forwarded-For: 203.0.113.9\r\nX-Forwarded-Proto: https\r\n"))
+            #expect(try await client.readResponse().text == "203.0.113.9:0 | https | unix: | none", "nginx on this host names the client")
+        }
+    }
+
+    @Test func aHealthOnlyListener_FromTheList_AnswersOnlyThem_AndTheOthersNot() async throws {
+        let server = makeTestServer {
+            $0.healthChecks = .init()
+            $0.listeners = [.tcp(port: 0), .tcp(port: 0, servesOnlyHealthChecks: true)]
+        }
+        try registerBasicRoutes(on: server)
+        try await server.withRunningAddresses { addresses in
+            let main = try await TestClient.connect(to: addresses[0])
+            try await main.send(Self.get("/healthz"))
+            #expect(try await main.readResponse().status == 404, "not on the main listener")
+            let health = try await TestClient.connect(to: addresses[1])
+            try await health.send(Self.get("/healthz"))
+            #expect(try await health.readResponse().status == 200)
+            try await health.send(Self.get("/hello"))
+            #expect(try await health.readResponse().status == 404, "only the health checks there")
+        }
+    }
+
+    @Test(arguments: [
+        ([WhiskerServer.Listener.tcp(port: 0, servesOnlyHealthChecks: true)], "serves only the health checks", "none are configured (configuration.healthChecks)"),
+        ([.tcp(port: 0, expectsProxyProtocol: true)], "expects the PROXY protocol", "no proxy is trusted (configuration.reverseProxies)"),
+        ([.inherited("web")], "no inherited socket is named \"web\"", "no socket activation"),
+        ([.unixDomainSocket("/nonexistent-whisker-directory/cats.sock")], "cannot listen on unix:/nonexistent-whisker-directory/cats.sock", "bind"),
+        ([.tcp(host: "cats.example", port: 0)], "cannot listen on cats.example", "not a numeric"),
+    ] as [([WhiskerServer.Listener], String, String)])
+    func listenersThatCannotWork_AreStartupErrors_SayingWhy(listeners: [WhiskerServer.Listener], what: String, why: String) async throws {
+        let server = makeTestServer { $0.listeners = listeners }
+        let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
+        #expect(error?.description.contains(what) == true, "\(String(describing: error))")
+        #expect(error?.description.contains(why) == true, "\(String(describing: error))")
+    }
+
+    @Test func theOlderSettings_AreConveniencesOverTheList() throws {
+        var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
+        configuration.healthChecks = .init(port: 9090)
+        configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])
+        let implied = try configuration.impliedListeners()
+        #expect(implied.map(\.address) == [.tcp(host: "0.0.0.0", port: 8080), .tcp(host: "0.0.0.0", port: 9090)])
+        #expect(implied.map(\.expectsProxyProtocol) == [true, false])
+        #expect(implied.map(\.servesOnlyHealthChecks) == [false, true])
+        configuration.servesCleartext = false
+        #expect(throws: WhiskerServerError.self) { try configuration.impliedListeners() }
+        configuration.servesCleartext = true
+        configuration.socketActivation = .init(descriptors: [.init(fd: 3, name: "web"), .init(fd: 4, name: "web"), .init(fd: 5, name: "admin")])
+        let inherited = try configuration.impliedListeners()
+        #expect(inherited.map(\.address) == [.inherited(name: "web"), .inherited(name: "admin"), .tcp(host: "0.0.0.0", port: 9090)],
+                "one listener per name, serving each socket of that name")
+    }
+}
