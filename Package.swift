@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "WhiskerLifecycle", targets: ["WhiskerLifecycle"]),
         .library(name: "WhiskerObservability", targets: ["WhiskerObservability"]),
         .library(name: "WhiskerCompression", targets: ["WhiskerCompression"]),
+        .library(name: "WhiskerCORS", targets: ["WhiskerCORS"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
     ],
     dependencies: [
@@ -75,7 +76,10 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "OpenAPIWhisker"]),
+        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "OpenAPIWhisker"]),
+        // CORS: preflights answered before routing and every response's fields, through the
+        // core's hooks (EarlyAnswer, ResponseStep).
+        .target(name: "WhiskerCORS", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Response compression (gzip, br) through the core's ResponseCoding hook; off until configured.
         .target(
             name: "WhiskerCompression",
@@ -138,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "WhiskerObservabilityTests",
             dependencies: [
-                "WhiskerObservability", "WhiskerCore", "WhiskerHTTP2", "WhiskerCompression", "WhiskerTesting",
+                "WhiskerObservability", "WhiskerCore", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -152,6 +156,10 @@ let package = Package(
                 "WhiskerCompression", "WhiskerCore", "WhiskerTesting", "CZlib", "CBrotliDecoder",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
+        ),
+        .testTarget(
+            name: "WhiskerCORSTests",
+            dependencies: ["WhiskerCORS", "WhiskerCore", "WhiskerTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(
             name: "WhiskerLifecycleTests",

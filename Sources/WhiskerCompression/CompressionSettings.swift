@@ -79,7 +79,7 @@ extension WhiskerServer.Configuration {
     ///
     ///     configuration.compression = CompressionSettings()
     public var compression: CompressionSettings? {
-        get { (responseCoding as? ResponseCompression)?.settings }
-        set { responseCoding = newValue.map(ResponseCompression.init) }
+        get { (moduleSteps[ResponseCompression.key] as? ResponseCompression)?.settings }
+        set { moduleSteps[ResponseCompression.key] = newValue.map(ResponseCompression.init) }
     }
 }

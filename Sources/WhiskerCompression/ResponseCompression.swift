@@ -2,9 +2,16 @@ import HTTPTypes
 import Synchronization
 import WhiskerCore
 
-/// ``CompressionSettings`` at work: the ``ResponseCoding`` the server runs on every response.
-struct ResponseCompression: ResponseCoding {
+/// ``CompressionSettings`` at work: the last ``ResponseStep`` of every response, the content coding.
+struct ResponseCompression: ResponseStep {
     let settings: CompressionSettings
+    var phase: ResponseStepPhase { .coding }
+    /// Its key among ``WhiskerServer/Configuration/moduleSteps``.
+    static let key = "compression"
+
+    func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
+        response = encode(response, for: request)
+    }
 
     func encode(_ response: Response, for request: HTTPRequest) -> Response {
         guard let type = compressibleType(of: response) else { return response }

@@ -2,6 +2,7 @@ import HTTPTypes
 import Logging
 import MetricsTestKit
 import Testing
+import WhiskerCORS
 import WhiskerCompression
 import WhiskerCore
 import WhiskerHTTP2

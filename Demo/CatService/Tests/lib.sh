@@ -289,6 +289,19 @@ bad_setting() {
     fi
 }
 
+# start_nginx: runs nginx with $WORK/nginx/nginx.conf in the foreground of a background job
+# (NGINX_PID), stopped when the script exits, and waits for it on $NGINX_PORT; fails (status 1,
+# with nginx's own words) if it does not come up.
+start_nginx() {
+    nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" >"$WORK/nginx/out" 2>&1 &
+    NGINX_PID=$!
+    trap 'rc=$?; kill -TERM $NGINX_PID 2>/dev/null || true; wait $NGINX_PID 2>/dev/null || true; (exit $rc); finish' EXIT
+    if ! wait_for_port "$NGINX_PORT"; then
+        fail "nginx starts" "$(shorten "$(cat "$WORK/nginx/out" "$WORK/nginx/error.log" 2>/dev/null)")"
+        return 1
+    fi
+}
+
 finish() {
     local rc=$? pid
     for pid in "${SERVER_PIDS[@]}"; do

@@ -24,13 +24,7 @@ mkdir -p "$WORK/nginx"
 sed -e "s|@WORK@|$WORK/nginx|g" -e "s|@CERTS@|$CERTS|g" -e "s|@A_PORT@|$A_PORT|g" -e "s|@B_PORT@|$B_PORT|g" \
     -e "s|@PORT@|$NGINX_PORT|g" -e "s|@USER@|$( ((EUID == 0)) && echo "user root;")|" \
     "$DEMO_DIR/../proxies/nginx.conf" >"$WORK/nginx/nginx.conf"
-nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" >"$WORK/nginx/out" 2>&1 &
-NGINX_PID=$!
-trap 'rc=$?; kill -TERM $NGINX_PID 2>/dev/null || true; wait $NGINX_PID 2>/dev/null || true; (exit $rc); finish' EXIT
-if ! wait_for_port "$NGINX_PORT"; then
-    fail "nginx starts" "$(shorten "$(cat "$WORK/nginx/out" "$WORK/nginx/error.log" 2>/dev/null)")"
-    exit 1
-fi
+start_nginx || exit 1
 
 # The client is 127.0.0.3 (curl binds it), nginx connects from 127.0.0.1.
 VIA=(--cacert "$CERTS/ca.pem" --resolve "localhost:$NGINX_PORT:127.0.0.1" --interface 127.0.0.3)

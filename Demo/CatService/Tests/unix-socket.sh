@@ -76,13 +76,7 @@ http {
     }
 }
 CONF
-nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" >"$WORK/nginx/out" 2>&1 &
-NGINX_PID=$!
-trap 'rc=$?; kill -TERM $NGINX_PID 2>/dev/null || true; wait $NGINX_PID 2>/dev/null || true; (exit $rc); finish' EXIT
-if ! wait_for_port "$NGINX_PORT"; then
-    fail "nginx starts" "$(shorten "$(cat "$WORK/nginx/out" "$WORK/nginx/error.log" 2>/dev/null)")"
-    exit 1
-fi
+start_nginx || exit 1
 for count in 4 5 6; do
     request --interface 127.0.0.3 "http://127.0.0.1:$NGINX_PORT/api/emoji?count=$count"
     check_eq "through nginx over the socket: count=$count is 200 with $count cats" "200 $count" "$STATUS $(count_cats "$(cat "$BODY")")"

@@ -24,6 +24,19 @@ extension WhiskerServer.HealthChecks {
     static let notFound = LocalAnswer.rejection(HTTPRejection(.notFound, "this listener serves only the health checks"))
 }
 
+/// The health checks as an ``EarlyAnswer``, first of all: on every listener, or only (and there
+/// to every path) on their own.
+struct HealthAnswer: EarlyAnswer {
+    let checks: WhiskerServer.HealthChecks
+    let hasOwnListener: Bool
+    var order: Int { 0 }
+
+    func answer(_ head: HTTPRequest, path: Substring, context: EarlyAnswerContext) -> LocalAnswer? {
+        guard !hasOwnListener || context.servesOnlyHealth else { return nil }
+        return checks.answer(head.method, path: path, isReady: context.isReady) ?? (context.servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil)
+    }
+}
+
 /// Whether the server takes new work: true while it runs, false from the moment a graceful
 /// shutdown starts (readiness then answers 503). Shared by every connection.
 final class Readiness: Sendable {

@@ -51,8 +51,8 @@ extension ServerContext {
         var response = answer.response(to: head, requestID: requestID)
         if let head {
             responseSteps.apply(to: &response, for: head, requestID: requestID)
-        } else if responseSteps.echoesRequestID, let requestID {
-            response.head.headerFields[RequestContext.requestIDField] = requestID
+        } else {
+            responseSteps.applyWithoutRequest(to: &response, requestID: requestID)
         }
         return response
     }

@@ -55,18 +55,16 @@ extension ServerContext {
         let path = head.path ?? "/"
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         let context = requestContext(for: head, origin: origin)
-        if let health = configuration.healthChecks, !healthChecksHaveOwnListener || origin.servesOnlyHealth,
-           let answer = health.answer(head.method, path: pathOnly, isReady: readiness.isReady) ?? (origin.servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil) {
-            self.answer(answer, to: head, context: context, write: writeLocal)
-            return .answered
-        }
-        if let crossOrigin = responseSteps.crossOrigin,
-           let answer = crossOrigin.preflight(head, path: pathOnly, methods: router.methods(path:)) {
-            if case .rejection(let refusal, _) = answer {
-                logger.info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(refusal.status.code)", "reason": "\(refusal.reason)"])
+        if !earlyAnswers.isEmpty {
+            let early = EarlyAnswerContext(methods: router.methods(path:), isReady: readiness.isReady, servesOnlyHealth: origin.servesOnlyHealth)
+            for hook in earlyAnswers {
+                guard let answer = hook.answer(head, path: pathOnly, context: early) else { continue }
+                if case .rejection(let refusal, _) = answer {
+                    logger.info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(refusal.status.code)", "reason": "\(refusal.reason)"])
+                }
+                self.answer(answer, to: head, context: context, write: writeLocal)
+                return .answered
             }
-            self.answer(answer, to: head, context: context, write: writeLocal)
-            return .answered
         }
         switch router.match(method: head.method, path: pathOnly) {
         case .found(let route, let parameters):

@@ -7,10 +7,10 @@ package struct ServerContext: Sendable {
     package let configuration: WhiskerServer.Configuration
     let observer: (any RequestObserver)?
     let responseSteps: ResponseSteps
+    /// Who answers before routing, in order: the health checks, then the modules' (``EarlyAnswer``).
+    let earlyAnswers: [any EarlyAnswer]
     /// What the readiness route says (``WhiskerServer/HealthChecks``).
     let readiness: Readiness
-    /// The health checks have a listener of their own (and the others do not answer them).
-    let healthChecksHaveOwnListener: Bool
     /// The configuration's limits, with the largest request body any route accepts: what a
     /// connection enforces before a request is routed (each route's own limit is applied after).
     package let connectionLimits: WhiskerServer.Limits
@@ -20,11 +20,12 @@ package struct ServerContext: Sendable {
         self.router = router
         self.configuration = configuration
         self.readiness = readiness
-        self.healthChecksHaveOwnListener = configuration.healthChecksHaveOwnListener
         var limits = configuration.limits
         if let largestBodyLimit { limits.maxRequestBodySize = largestBodyLimit }
         self.connectionLimits = limits
         self.observer = configuration.requestObserver
         self.responseSteps = ResponseSteps(configuration)
+        let health = configuration.healthChecks.map { HealthAnswer(checks: $0, hasOwnListener: configuration.healthChecksHaveOwnListener) }
+        self.earlyAnswers = (health.map { [$0] } ?? []) + configuration.earlyAnswers.values.sorted { $0.order < $1.order }
     }
 }

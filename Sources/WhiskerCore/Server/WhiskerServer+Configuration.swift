@@ -88,17 +88,17 @@ extension WhiskerServer {
         /// protocol or by `Forwarded` / `X-Forwarded-For`; `nil` (the default) trusts none. See
         /// ``ReverseProxies``.
         public var reverseProxies: ReverseProxies?
-        /// Cross-origin resource sharing (``CORS``), one policy per path prefix (the longest
-        /// matching prefix wins); empty (the default): preflights are routed like any `OPTIONS`,
-        /// and no response says `Access-Control-Allow-Origin`.
-        public var cors: [CORS] = []
         /// Liveness and readiness routes answered by the server itself (``HealthChecks``), for
         /// balancers and orchestrators; `nil` (the default) for none.
         public var healthChecks: HealthChecks?
-        /// The content coding of responses (``ResponseCoding``): `import WhiskerCompression` and set
-        /// `configuration.compression`, which sets this. `nil` (the default): responses leave as
-        /// the handler made them.
-        package var responseCoding: (any ResponseCoding)?
+        /// Steps of your own on the way out of every response (``ResponseStep``), a handler's or
+        /// the server's, after the built-in ones of their phase; none by default.
+        public var responseSteps: [any ResponseStep] = []
+        /// The steps modules plug in (WhiskerCompression's content coding, WhiskerCORS's fields),
+        /// by module, so that setting a module's option again replaces its step.
+        package var moduleSteps: [String: any ResponseStep] = [:]
+        /// The answers modules give before routing (WhiskerCORS's preflights), by module.
+        package var earlyAnswers: [String: any EarlyAnswer] = [:]
         /// How request bodies with a `Content-Encoding` are decoded (``RequestDecoding``):
         /// `import WhiskerCompression` and set `configuration.requestDecompression`, which sets
         /// this. `nil` (the default): bodies reach handlers as they came.

@@ -214,7 +214,7 @@ extension WhiskerServer {
     /// The sockets to open for `configuration`: its ``Configuration/listeners``, or the implied ones.
     static func endpoints(of configuration: Configuration) throws(WhiskerServerError) -> [Endpoint] {
         try configuration.protocolHandover?.validate()
-        for policy in configuration.cors { try policy.validate() }
+        for hook in configuration.earlyAnswers.values { try hook.validate() }
         let listeners = configuration.listeners.isEmpty ? try configuration.impliedListeners() : configuration.listeners
         let offered = ["http/1.1"] + (configuration.protocolHandover?.applicationProtocols ?? [])
         var endpoints: [Endpoint] = []

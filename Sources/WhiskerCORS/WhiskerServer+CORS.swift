@@ -1,4 +1,5 @@
 public import HTTPTypes
+public import WhiskerCore
 
 extension WhiskerServer {
     /// Cross-origin resource sharing for the routes under one path prefix: which web pages (by
@@ -66,6 +67,24 @@ extension WhiskerServer {
                 else { return "allowed origin \"\(origin)\" is not scheme://host[:port] (a * only as the first host label)" }
             }
             return nil
+        }
+    }
+}
+
+extension WhiskerServer.Configuration {
+    /// Cross-origin resource sharing (``WhiskerCore/WhiskerServer/CORS``), one policy per path
+    /// prefix (the longest matching prefix wins); empty (the default): preflights are routed like
+    /// any `OPTIONS`, and no response says `Access-Control-Allow-Origin`. Checked when the server
+    /// starts (``WhiskerCore/WhiskerServer/CORS/validate()``).
+    ///
+    ///     import WhiskerCORS
+    ///     configuration.cors = [.init(allowedOrigins: ["https://cats.example"], pathPrefix: "/api/")]
+    public var cors: [WhiskerServer.CORS] {
+        get { (earlyAnswers[CrossOrigin.key] as? CrossOrigin)?.policies ?? [] }
+        set {
+            let crossOrigin = CrossOrigin(newValue)
+            earlyAnswers[CrossOrigin.key] = crossOrigin
+            moduleSteps[CrossOrigin.key] = crossOrigin
         }
     }
 }

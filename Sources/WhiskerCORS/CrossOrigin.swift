@@ -1,18 +1,40 @@
 import HTTPTypes
+import WhiskerCore
 
 /// The server's CORS policies (``WhiskerServer/CORS``), read once when it starts: preflights
-/// answered before routing, and handlers' responses decorated. I/O-free.
-struct CrossOrigin: Sendable {
+/// answered before routing (an ``EarlyAnswer``), and every response decorated (a ``ResponseStep``
+/// of the access phase). I/O-free.
+struct CrossOrigin: EarlyAnswer, ResponseStep {
+    /// As given, for `configuration.cors` to read back.
+    let policies: [WhiskerServer.CORS]
     /// Longest prefix first: the most specific policy wins.
-    private let policies: [WhiskerServer.CORS]
+    private let byPrefix: [WhiskerServer.CORS]
+    /// Its key among the configuration's module hooks.
+    static let key = "cors"
+    /// After the health checks.
+    var order: Int { 10 }
+    var phase: ResponseStepPhase { .access }
 
     init?(_ policies: [WhiskerServer.CORS]) {
         guard !policies.isEmpty else { return nil }
-        self.policies = policies.sorted { $0.pathPrefix.count > $1.pathPrefix.count }
+        self.policies = policies
+        self.byPrefix = policies.sorted { $0.pathPrefix.count > $1.pathPrefix.count }
+    }
+
+    func validate() throws(WhiskerServerError) {
+        for policy in policies { try policy.validate() }
+    }
+
+    func answer(_ head: HTTPRequest, path: Substring, context: EarlyAnswerContext) -> LocalAnswer? {
+        preflight(head, path: path, methods: context.methods)
+    }
+
+    func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
+        decorate(&response, for: request)
     }
 
     func policy(for path: Substring) -> WhiskerServer.CORS? {
-        policies.first { path.hasPrefix($0.pathPrefix) }
+        byPrefix.first { path.hasPrefix($0.pathPrefix) }
     }
 
     /// The answer to `request` if it is a preflight under a policy: 204 with the allowance, 403

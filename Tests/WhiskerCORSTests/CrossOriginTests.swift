@@ -1,5 +1,6 @@
 import HTTPTypes
 import Testing
+import WhiskerCORS
 import WhiskerCore
 import WhiskerTesting
 
