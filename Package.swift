@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "WhiskerObservability", targets: ["WhiskerObservability"]),
         .library(name: "WhiskerCompression", targets: ["WhiskerCompression"]),
         .library(name: "WhiskerCORS", targets: ["WhiskerCORS"]),
+        .library(name: "WhiskerHealth", targets: ["WhiskerHealth"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
     ],
     dependencies: [
@@ -76,7 +77,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "OpenAPIWhisker"]),
+        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "OpenAPIWhisker"]),
+        // Liveness and readiness routes, answered before routing through the core's EarlyAnswer hook.
+        .target(name: "WhiskerHealth", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // CORS: preflights answered before routing and every response's fields, through the
         // core's hooks (EarlyAnswer, ResponseStep).
         .target(name: "WhiskerCORS", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
@@ -142,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "WhiskerObservabilityTests",
             dependencies: [
-                "WhiskerObservability", "WhiskerCore", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerTesting",
+                "WhiskerObservability", "WhiskerCore", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -160,6 +163,10 @@ let package = Package(
         .testTarget(
             name: "WhiskerCORSTests",
             dependencies: ["WhiskerCORS", "WhiskerCore", "WhiskerTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        .testTarget(
+            name: "WhiskerHealthTests",
+            dependencies: ["WhiskerHealth", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(
             name: "WhiskerLifecycleTests",

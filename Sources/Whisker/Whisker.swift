@@ -1,6 +1,6 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
-// response compression (WhiskerCompression), CORS (WhiskerCORS) and the swift-openapi-generator
-// transport (OpenAPIWhisker).
+// response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth) and
+// the swift-openapi-generator transport (OpenAPIWhisker).
 //
 //     import Whisker
 //
@@ -19,4 +19,5 @@
 @_exported public import WhiskerHTTP2
 @_exported public import WhiskerCompression
 @_exported public import WhiskerCORS
+@_exported public import WhiskerHealth
 @_exported public import OpenAPIWhisker

@@ -4,6 +4,7 @@ import MetricsTestKit
 import Testing
 import WhiskerCORS
 import WhiskerCompression
+import WhiskerHealth
 import WhiskerCore
 import WhiskerHTTP2
 import WhiskerObservability

@@ -58,4 +58,3 @@ done
 check_eq "... and no error line" 0 "$(grep -c ' error ' "$SERVER_ERR" || true)"
 check "the server is alive after" is_running "$SERVER_PID"
 stop_server
-finish

@@ -6,6 +6,8 @@ package import HTTPTypes
 package protocol EarlyAnswer: Sendable {
     /// Lower is asked first.
     var order: Int { get }
+    /// It answers the health checks (a listener that serves only them needs one).
+    var answersHealthChecks: Bool { get }
     /// The answer to `head` (its path without the query is `path`), or `nil` to route it.
     func answer(_ head: HTTPRequest, path: Substring, context: EarlyAnswerContext) -> LocalAnswer?
     /// Checked when the server starts: settings that cannot work throw, naming themselves.
@@ -14,6 +16,7 @@ package protocol EarlyAnswer: Sendable {
 
 extension EarlyAnswer {
     package func validate() throws(WhiskerServerError) {}
+    package var answersHealthChecks: Bool { false }
 }
 
 /// What an ``EarlyAnswer`` may know of the server and the connection.
@@ -24,4 +27,6 @@ package struct EarlyAnswerContext {
     package let isReady: Bool
     /// The connection came to a listener that serves only the health checks.
     package let servesOnlyHealth: Bool
+    /// Some listener serves only the health checks (and so the others do not).
+    package let healthChecksHaveOwnListener: Bool
 }

@@ -56,7 +56,9 @@ extension ServerContext {
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         let context = requestContext(for: head, origin: origin)
         if !earlyAnswers.isEmpty {
-            let early = EarlyAnswerContext(methods: router.methods(path:), isReady: readiness.isReady, servesOnlyHealth: origin.servesOnlyHealth)
+            let early = EarlyAnswerContext(
+                methods: router.methods(path:), isReady: readiness.isReady, servesOnlyHealth: origin.servesOnlyHealth,
+                healthChecksHaveOwnListener: healthChecksHaveOwnListener)
             for hook in earlyAnswers {
                 guard let answer = hook.answer(head, path: pathOnly, context: early) else { continue }
                 if case .rejection(let refusal, _) = answer {

@@ -1,4 +1,5 @@
 package import Logging
+import Synchronization
 
 /// What every connection of a running server shares: routes, configuration, logger, what observes
 /// requests (`nil` when nothing does) and what is done to every response. Immutable.
@@ -7,8 +8,10 @@ package struct ServerContext: Sendable {
     package let configuration: WhiskerServer.Configuration
     let observer: (any RequestObserver)?
     let responseSteps: ResponseSteps
-    /// Who answers before routing, in order: the health checks, then the modules' (``EarlyAnswer``).
+    /// Who answers before routing, in order (``EarlyAnswer``): the health checks, CORS preflights.
     let earlyAnswers: [any EarlyAnswer]
+    /// A listener serves only the health checks.
+    let healthChecksHaveOwnListener: Bool
     /// What the readiness route says (``WhiskerServer/HealthChecks``).
     let readiness: Readiness
     /// The configuration's limits, with the largest request body any route accepts: what a
@@ -25,7 +28,17 @@ package struct ServerContext: Sendable {
         self.connectionLimits = limits
         self.observer = configuration.requestObserver
         self.responseSteps = ResponseSteps(configuration)
-        let health = configuration.healthChecks.map { HealthAnswer(checks: $0, hasOwnListener: configuration.healthChecksHaveOwnListener) }
-        self.earlyAnswers = (health.map { [$0] } ?? []) + configuration.earlyAnswers.values.sorted { $0.order < $1.order }
+        self.earlyAnswers = configuration.earlyAnswers.values.sorted { $0.order < $1.order }
+        self.healthChecksHaveOwnListener = configuration.healthChecksHaveOwnListener
     }
+}
+
+/// Whether the server takes new work: true while it runs, false from the moment a graceful
+/// shutdown starts (WhiskerHealth's readiness route then answers 503). Shared by every connection.
+final class Readiness: Sendable {
+    private let ready = Atomic(false)
+
+    var isReady: Bool { ready.load(ordering: .relaxed) }
+
+    func set(_ value: Bool) { ready.store(value, ordering: .relaxed) }
 }

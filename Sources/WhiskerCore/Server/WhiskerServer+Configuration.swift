@@ -88,9 +88,12 @@ extension WhiskerServer {
         /// protocol or by `Forwarded` / `X-Forwarded-For`; `nil` (the default) trusts none. See
         /// ``ReverseProxies``.
         public var reverseProxies: ReverseProxies?
-        /// Liveness and readiness routes answered by the server itself (``HealthChecks``), for
-        /// balancers and orchestrators; `nil` (the default) for none.
-        public var healthChecks: HealthChecks?
+        /// How long, once a graceful shutdown starts, the listeners stay open and serving while
+        /// readiness says 503 (WhiskerHealth's `healthChecks.drainDelay`); zero by default.
+        package var drainDelay: Duration = .zero
+        /// The port of the health checks' own listener among the implied ones (WhiskerHealth's
+        /// `healthChecks.port`).
+        package var healthChecksPort: Int?
         /// Steps of your own on the way out of every response (``ResponseStep``), a handler's or
         /// the server's, after the built-in ones of their phase; none by default.
         public var responseSteps: [any ResponseStep] = []

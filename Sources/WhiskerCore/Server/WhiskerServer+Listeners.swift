@@ -45,8 +45,8 @@ extension WhiskerServer {
         /// Every connection starts with a PROXY protocol header (v1 or v2) from one of
         /// ``Configuration/reverseProxies``; one that does not is closed.
         public var expectsProxyProtocol: Bool
-        /// The listener answers only the health checks (``Configuration/healthChecks``), on any
-        /// path; the other listeners then do not answer them.
+        /// The listener answers only the health checks (WhiskerHealth's `configuration.healthChecks`),
+        /// on any path; the other listeners then do not answer them.
         public var servesOnlyHealthChecks: Bool
         /// A cleartext listener that serves HTTP/2 only (h2c with prior knowledge), as backends
         /// that a proxy or a gRPC client reaches over h2c use: anything but the HTTP/2 preface gets
@@ -151,7 +151,7 @@ extension WhiskerServer.Configuration {
             }
             guard !listeners.isEmpty else { throw WhiskerServerError("nothing to listen on: cleartext is off and no HTTPS listener is configured") }
         }
-        if let port = healthChecks?.port {
+        if let port = healthChecksPort {
             listeners.append(.tcp(host: host, port: port, servesOnlyHealthChecks: true))
         }
         return listeners
@@ -159,7 +159,7 @@ extension WhiskerServer.Configuration {
 
     /// The health checks are answered on a listener of their own, and only there.
     var healthChecksHaveOwnListener: Bool {
-        healthChecks?.port != nil || listeners.contains(where: \.servesOnlyHealthChecks)
+        healthChecksPort != nil || listeners.contains(where: \.servesOnlyHealthChecks)
     }
 }
 
@@ -222,7 +222,7 @@ extension WhiskerServer {
             if listener.servesOnlyHTTP2, configuration.protocolHandover?.applicationProtocols.contains("h2") != true {
                 throw WhiskerServerError("the listener \(listener.address) serves only HTTP/2, which is off (configuration.http2 is nil)")
             }
-            if listener.servesOnlyHealthChecks, configuration.healthChecks == nil {
+            if listener.servesOnlyHealthChecks, !configuration.earlyAnswers.values.contains(where: \.answersHealthChecks) {
                 throw WhiskerServerError("a listener serves only the health checks (\(listener.address)), but none are configured (configuration.healthChecks)")
             }
             if !listener.isTLS, !listener.servesOnlyHealthChecks, !configuration.servesCleartext {

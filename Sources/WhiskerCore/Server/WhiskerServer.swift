@@ -125,7 +125,7 @@ public actor WhiskerServer {
         runningStreamWrappers = []
         logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
         configuration.systemdNotifier?.notify("STOPPING=1\nSTATUS=draining \(registry.count) connections")
-        if let delay = configuration.healthChecks?.drainDelay, delay > .zero, !Task.isCancelled {
+        if case let delay = configuration.drainDelay, delay > .zero, !Task.isCancelled {
             // Readiness says 503 while everything still serves, so balancers move away first.
             logger.info("readiness is 503; listeners close after the drain delay", metadata: ["delay": "\(delay)"])
             try? await Task.sleep(for: delay)

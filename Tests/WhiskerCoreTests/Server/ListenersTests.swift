@@ -62,24 +62,6 @@ import WhiskerTesting
         }
     }
 
-    @Test func aHealthOnlyListener_FromTheList_AnswersOnlyThem_AndTheOthersNot() async throws {
-        let server = makeTestServer {
-            $0.healthChecks = .init()
-            $0.listeners = [.tcp(port: 0), .tcp(port: 0, servesOnlyHealthChecks: true)]
-        }
-        try registerBasicRoutes(on: server)
-        try await server.withRunningAddresses { addresses in
-            let main = try await TestClient.connect(to: addresses[0])
-            try await main.send(Self.get("/healthz"))
-            #expect(try await main.readResponse().status == 404, "not on the main listener")
-            let health = try await TestClient.connect(to: addresses[1])
-            try await health.send(Self.get("/healthz"))
-            #expect(try await health.readResponse().status == 200)
-            try await health.send(Self.get("/hello"))
-            #expect(try await health.readResponse().status == 404, "only the health checks there")
-        }
-    }
-
     @Test(arguments: [
         ([WhiskerServer.Listener.tcp(port: 0, servesOnlyHealthChecks: true)], "serves only the health checks", "none are configured (configuration.healthChecks)"),
         ([.tcp(port: 0, expectsProxyProtocol: true)], "expects the PROXY protocol", "no proxy is trusted (configuration.reverseProxies)"),
@@ -96,18 +78,16 @@ import WhiskerTesting
 
     @Test func theOlderSettings_AreConveniencesOverTheList() throws {
         var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
-        configuration.healthChecks = .init(port: 9090)
         configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])
         let implied = try configuration.impliedListeners()
-        #expect(implied.map(\.address) == [.tcp(host: "0.0.0.0", port: 8080), .tcp(host: "0.0.0.0", port: 9090)])
-        #expect(implied.map(\.expectsProxyProtocol) == [true, false])
-        #expect(implied.map(\.servesOnlyHealthChecks) == [false, true])
+        #expect(implied.map(\.address) == [.tcp(host: "0.0.0.0", port: 8080)])
+        #expect(implied.map(\.expectsProxyProtocol) == [true])
         configuration.servesCleartext = false
         #expect(throws: WhiskerServerError.self) { try configuration.impliedListeners() }
         configuration.servesCleartext = true
         configuration.socketActivation = .init(descriptors: [.init(fd: 3, name: "web"), .init(fd: 4, name: "web"), .init(fd: 5, name: "admin")])
         let inherited = try configuration.impliedListeners()
-        #expect(inherited.map(\.address) == [.inherited(name: "web"), .inherited(name: "admin"), .tcp(host: "0.0.0.0", port: 9090)],
+        #expect(inherited.map(\.address) == [.inherited(name: "web"), .inherited(name: "admin")],
                 "one listener per name, serving each socket of that name")
     }
 }

@@ -1,5 +1,5 @@
 import HTTPTypes
-import Synchronization
+import WhiskerCore
 
 extension WhiskerServer.HealthChecks {
     /// The answer to a request for one of the health routes, or `nil` when `path` is neither:
@@ -28,21 +28,14 @@ extension WhiskerServer.HealthChecks {
 /// to every path) on their own.
 struct HealthAnswer: EarlyAnswer {
     let checks: WhiskerServer.HealthChecks
-    let hasOwnListener: Bool
+    /// Its key among the configuration's module hooks.
+    static let key = "health"
     var order: Int { 0 }
+    var answersHealthChecks: Bool { true }
 
     func answer(_ head: HTTPRequest, path: Substring, context: EarlyAnswerContext) -> LocalAnswer? {
-        guard !hasOwnListener || context.servesOnlyHealth else { return nil }
+        guard !context.healthChecksHaveOwnListener || context.servesOnlyHealth else { return nil }
         return checks.answer(head.method, path: path, isReady: context.isReady) ?? (context.servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil)
     }
 }
 
-/// Whether the server takes new work: true while it runs, false from the moment a graceful
-/// shutdown starts (readiness then answers 503). Shared by every connection.
-final class Readiness: Sendable {
-    private let ready = Atomic(false)
-
-    var isReady: Bool { ready.load(ordering: .relaxed) }
-
-    func set(_ value: Bool) { ready.store(value, ordering: .relaxed) }
-}

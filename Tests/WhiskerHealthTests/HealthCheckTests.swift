@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
 import WhiskerCore
+import WhiskerHealth
 import WhiskerSockets
 import WhiskerTesting
 

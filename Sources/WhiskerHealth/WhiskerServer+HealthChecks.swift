@@ -1,7 +1,9 @@
+public import WhiskerCore
+
 extension WhiskerServer {
     /// Liveness and readiness routes for load balancers and orchestrators, answered by the server
-    /// itself before routing (handlers never see them, and the access log and metrics leave them
-    /// out), over HTTP/1.1 and HTTP/2, to `GET` and `HEAD`:
+    /// itself before routing (handlers never see them; like every response they are in the access
+    /// log and the metrics), over HTTP/1.1 and HTTP/2, to `GET` and `HEAD`:
     ///
     /// - ``livenessPath`` (`/healthz`): `200 ok` while the process serves at all.
     /// - ``readinessPath`` (`/readyz`): `200 ready` while the server takes new work; `503 draining`
@@ -13,7 +15,7 @@ extension WhiskerServer {
     ///     configuration.healthChecks?.drainDelay = .seconds(5)   // longer than the balancer's poll interval
     ///
     /// With ``port`` set, they are served on a listener of their own (cleartext, on
-    /// ``Configuration/host``) that answers nothing else, so that probes need neither TLS nor the
+    /// ``WhiskerCore/WhiskerServer/Configuration/host``) that answers nothing else, so that probes need neither TLS nor the
     /// PROXY protocol the main listeners may require; they are then not served on the others.
     public struct HealthChecks: Sendable, Equatable {
         /// The liveness route's path.
@@ -33,6 +35,24 @@ extension WhiskerServer {
             self.readinessPath = readinessPath
             self.drainDelay = drainDelay
             self.port = port
+        }
+    }
+}
+
+extension WhiskerServer.Configuration {
+    /// Liveness and readiness routes answered by the server itself (``WhiskerCore/WhiskerServer/HealthChecks``),
+    /// for balancers and orchestrators; `nil` (the default) for none.
+    ///
+    ///     import WhiskerHealth
+    ///     configuration.healthChecks = .init(drainDelay: .seconds(5))
+    ///
+    /// A listener of the list may serve only them: `.tcp(port: 9090, servesOnlyHealthChecks: true)`.
+    public var healthChecks: WhiskerServer.HealthChecks? {
+        get { (earlyAnswers[HealthAnswer.key] as? HealthAnswer)?.checks }
+        set {
+            earlyAnswers[HealthAnswer.key] = newValue.map(HealthAnswer.init)
+            drainDelay = newValue?.drainDelay ?? .zero
+            healthChecksPort = newValue?.port
         }
     }
 }

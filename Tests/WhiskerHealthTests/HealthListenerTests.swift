@@ -1,0 +1,39 @@
+import Testing
+import WhiskerCore
+import WhiskerHealth
+import WhiskerTesting
+
+/// The health checks and the listener list: their own port among the implied listeners, and a
+/// listener of the list that serves only them.
+@Suite struct HealthListenerTests {
+    private static func get(_ path: String) -> String { "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n" }
+
+    @Test func aHealthOnlyListener_FromTheList_AnswersOnlyThem_AndTheOthersNot() async throws {
+        let server = makeTestServer {
+            $0.healthChecks = .init()
+            $0.listeners = [.tcp(port: 0), .tcp(port: 0, servesOnlyHealthChecks: true)]
+        }
+        try registerBasicRoutes(on: server)
+        try await server.withRunningAddresses { addresses in
+            let main = try await TestClient.connect(to: addresses[0])
+            try await main.send(Self.get("/healthz"))
+            #expect(try await main.readResponse().status == 404, "not on the main listener")
+            let health = try await TestClient.connect(to: addresses[1])
+            try await health.send(Self.get("/healthz"))
+            #expect(try await health.readResponse().status == 200)
+            try await health.send(Self.get("/hello"))
+            #expect(try await health.readResponse().status == 404, "only the health checks there")
+        }
+    }
+
+    @Test func theirPort_IsTheLastImpliedListener_ServingOnlyThem() throws {
+        var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
+        configuration.healthChecks = .init(drainDelay: .seconds(2), port: 9090)
+        let implied = try configuration.impliedListeners()
+        #expect(implied.map(\.address) == [.tcp(host: "0.0.0.0", port: 8080), .tcp(host: "0.0.0.0", port: 9090)])
+        #expect(implied.map(\.servesOnlyHealthChecks) == [false, true])
+        #expect(configuration.healthChecks?.drainDelay == .seconds(2), "read back as set")
+        configuration.healthChecks = nil
+        #expect(try configuration.impliedListeners().count == 1)
+    }
+}
