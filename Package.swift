@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "WhiskerCompression", targets: ["WhiskerCompression"]),
         .library(name: "WhiskerCORS", targets: ["WhiskerCORS"]),
         .library(name: "WhiskerHealth", targets: ["WhiskerHealth"]),
+        .library(name: "WhiskerProxies", targets: ["WhiskerProxies"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
     ],
     dependencies: [
@@ -77,7 +78,13 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "OpenAPIWhisker"]),
+        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker"]),
+        // Trusted reverse proxies: the PROXY protocol header before HTTP and Forwarded / X-Forwarded-For,
+        // through the core's ProxyTrust hook.
+        .target(
+            name: "WhiskerProxies",
+            dependencies: ["WhiskerCore", "WhiskerSockets", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log")]
+        ),
         // Liveness and readiness routes, answered before routing through the core's EarlyAnswer hook.
         .target(name: "WhiskerHealth", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // CORS: preflights answered before routing and every response's fields, through the
@@ -108,7 +115,7 @@ let package = Package(
         .target(
             name: "WhiskerTesting",
             dependencies: [
-                "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2",
+                "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "WhiskerProxies", "COpenSSL", "CNGHTTP2",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -127,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "WhiskerTLSTests",
             dependencies: [
-                "WhiskerTLS", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "COpenSSL",
+                "WhiskerTLS", "WhiskerCore", "WhiskerSockets", "WhiskerProxies", "WhiskerTesting", "COpenSSL",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -167,6 +174,13 @@ let package = Package(
         .testTarget(
             name: "WhiskerHealthTests",
             dependencies: ["WhiskerHealth", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        .testTarget(
+            name: "WhiskerProxiesTests",
+            dependencies: [
+                "WhiskerProxies", "WhiskerCore", "WhiskerSockets", "WhiskerTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "WhiskerLifecycleTests",

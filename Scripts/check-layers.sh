@@ -26,16 +26,17 @@ allowed = {
     "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes"},
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "OpenAPIWhisker"},
+    "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker"},
     "HTTP1OnlyExample": {"WhiskerCore", "OpenAPIWhisker", "OpenAPIRuntime", "HTTPTypes"},
 }
 # Modules a target'"'"'s sources must never import, whatever Package.swift says.
 forbidden_imports = {
     "WhiskerSockets": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "HTTPTypes"},
-    "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
+    "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "Whisker"},
     # The core'"'"'s tests test the core alone: HTTP/2, TLS and observability have their own targets.
-    "Tests/WhiskerCoreTests": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "WhiskerObservability", "WhiskerCORS", "WhiskerHealth", "Whisker"},
+    "Tests/WhiskerCoreTests": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "WhiskerObservability", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "Whisker"},
 }
 
 package = json.load(sys.stdin)
@@ -72,7 +73,7 @@ for folder in [pathlib.Path("Sources/WhiskerCore"), *pathlib.Path("Sources/Whisk
 # EarlyAnswer, RequestObserver, ProtocolHandover, SecureListener). A ratchet, lowered as code moves
 # out; the goal is under 4,200 lines.
 core_lines = sum(len(path.read_text().splitlines()) for path in pathlib.Path("Sources/WhiskerCore").rglob("*.swift"))
-core_budget = 5950
+core_budget = 5460
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 

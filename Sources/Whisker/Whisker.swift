@@ -1,6 +1,6 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
-// response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth) and
-// the swift-openapi-generator transport (OpenAPIWhisker).
+// response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth),
+// trusted reverse proxies (WhiskerProxies) and the swift-openapi-generator transport (OpenAPIWhisker).
 //
 //     import Whisker
 //
@@ -20,4 +20,5 @@
 @_exported public import WhiskerCompression
 @_exported public import WhiskerCORS
 @_exported public import WhiskerHealth
+@_exported public import WhiskerProxies
 @_exported public import OpenAPIWhisker

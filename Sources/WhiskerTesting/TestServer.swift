@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 public import WhiskerCore
+import WhiskerProxies
 
 /// A server for in-process tests: 127.0.0.1 port 0 (``WhiskerServer/withRunning(_:)`` reports the
 /// port it got), two I/O workers whatever the machine, so that a test's connections also run on

@@ -1,5 +1,6 @@
 import Testing
 import WhiskerCore
+import WhiskerProxies
 import WhiskerTLS
 import WhiskerTesting
 

@@ -21,11 +21,12 @@ package final class Connection {
     package let context: ServerContext
     /// The socket under ``stream`` (the same object for cleartext), for what comes before it;
     /// `nil` for a stream with no socket (tests).
-    let socket: SocketConnection?
+    package let socket: SocketConnection?
     /// What the listener that accepted the connection asks of it.
     package let role: ListenerRole
-    /// The PROXY protocol header the connection started with, on a listener that requires one.
-    var proxyHeader: SharedValue<ProxyProtocolHeader>?
+    /// What the connection started with before HTTP, on a listener that expects it: the PROXY
+    /// protocol header (``ProxyTrust``), which requests' contexts carry.
+    package var preamble: ConnectionPreamble?
     /// HTTP/1.1 from ``start()`` until a handover.
     package private(set) var handler: (any ConnectionHandler)?
     /// Called once, on the queue, after the stream closed.
@@ -38,8 +39,8 @@ package final class Connection {
         self.context = context
     }
 
-    /// Starts reading: the PROXY protocol header first on a listener that requires one (see
-    /// ``ProxyProtocolReader``), then HTTP/1.1.
+    /// Starts reading: the PROXY protocol header first on a listener that expects one (see
+    /// ``ProxyTrust``), then HTTP/1.1.
     func start() {
         stream.onClose = { [self] in
             let handler = self.handler
@@ -51,22 +52,22 @@ package final class Connection {
         }
         stream.startReading { [self] in handler?.readable() }
         var nothing = ReadBuffer()
-        if let proxies = role.proxyProtocol {
-            handOver(to: ProxyProtocolReader(connection: self, proxies: proxies), buffered: &nothing)
+        if role.expectsProxyProtocol, let trust = context.configuration.proxyTrust {
+            handOver(to: trust.preambleReader(for: self), buffered: &nothing)
         } else {
             startHTTP1()
         }
     }
 
     /// Hands the connection to HTTP/1.1, which every connection speaks first.
-    func startHTTP1() {
+    package func startHTTP1() {
         var nothing = ReadBuffer()
         handOver(to: HTTP1Connection(connection: self), buffered: &nothing)
     }
 
     /// Where a request on this connection came from, for its ``RequestContext``.
     package func requestOrigin(httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor) -> RequestOrigin {
-        RequestOrigin(peer: stream.peer, httpVersion: httpVersion, tls: tls, executor: executor, proxyHeader: proxyHeader, servesOnlyHealth: role.servesOnlyHealth)
+        RequestOrigin(peer: stream.peer, httpVersion: httpVersion, tls: tls, executor: executor, preamble: preamble, servesOnlyHealth: role.servesOnlyHealth)
     }
 
     /// Makes `handler` the connection's protocol from now on, and starts it with `buffered`: the
@@ -83,5 +84,5 @@ package final class Connection {
     func beginShutdown() { handler?.beginShutdown() }
 
     /// Closes now (aborting anything in flight).
-    func close() { stream.close() }
+    package func close() { stream.close() }
 }

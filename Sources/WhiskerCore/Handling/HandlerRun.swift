@@ -16,22 +16,15 @@ extension ServerContext {
 
 extension ServerContext {
     /// The ``RequestContext`` of the request whose head is `head` (`nil`: one whose head could not
-    /// be read): with trusted reverse proxies, the client they name.
+    /// be read): with trusted reverse proxies (``ProxyTrust``), the client they name.
     func requestContext(for head: HTTPRequest?, origin: RequestOrigin) -> RequestContext {
         let requestID = RequestContext.requestID(fromClient: head?.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs)
-        guard let proxies = configuration.reverseProxies else {
+        guard let trust = configuration.proxyTrust else {
             return RequestContext(peer: origin.peer, httpVersion: origin.httpVersion, tls: origin.tls, requestID: requestID)
         }
-        // The PROXY header's source is the nearest hop the server believes.
-        let header = origin.proxyHeader
-        let nearest = header?.source ?? origin.peer
-        var scheme = origin.tls != nil || header?.tlsVersion != nil ? "https" : "http"
-        var client = nearest
-        if proxies.readsForwardedFields, let head {
-            (client, scheme) = ForwardedFields.client(peer: nearest, scheme: scheme, fields: head.headerFields, trusts: proxies.trusts)
-        }
+        let (client, scheme) = trust.client(of: origin, fields: head?.headerFields)
         return RequestContext(peer: origin.peer, httpVersion: origin.httpVersion, tls: origin.tls, requestID: requestID,
-                              client: client, scheme: scheme, proxyHeader: header)
+                              client: client, scheme: scheme, preamble: origin.preamble)
     }
 }
 

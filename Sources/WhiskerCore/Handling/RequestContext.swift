@@ -26,9 +26,9 @@ public struct RequestContext: Sendable, Equatable {
     /// (`Forwarded: proto=`, `X-Forwarded-Proto`, a PROXY v2 header's TLS details), else whether
     /// this connection is TLS.
     public var scheme: String { behindProxy?.value.scheme ?? (tls != nil ? "https" : "http") }
-    /// The PROXY protocol header the connection started with (on a listener that requires one),
-    /// with what the proxy reported of its own side (ALPN, SNI, TLS version), for information.
-    public var proxyHeader: ProxyProtocolHeader? { behindProxy?.value.proxyHeader }
+    /// What the connection started with before HTTP (WhiskerProxies' PROXY protocol header, which
+    /// its `proxyHeader` reads).
+    package var preamble: ConnectionPreamble? { behindProxy?.value.preamble }
     /// The protocol the request came over.
     public let httpVersion: HTTPVersion
     /// TLS details when the request came over HTTPS, else `nil`.
@@ -44,7 +44,7 @@ public struct RequestContext: Sendable, Equatable {
     private struct BehindProxy: Sendable, Equatable {
         var client: SocketAddress
         var scheme: String
-        var proxyHeader: ProxyProtocolHeader?
+        var preamble: ConnectionPreamble?
     }
 
     /// An HTTP version.
@@ -61,16 +61,24 @@ public struct RequestContext: Sendable, Equatable {
     /// `peer`, `scheme` to `https` with `tls` and `http` without.
     public init(
         peer: SocketAddress, httpVersion: HTTPVersion, tls: TLS?, requestID: String?,
-        client: SocketAddress? = nil, scheme: String? = nil, proxyHeader: ProxyProtocolHeader? = nil
+        client: SocketAddress? = nil, scheme: String? = nil
+    ) {
+        self.init(peer: peer, httpVersion: httpVersion, tls: tls, requestID: requestID, client: client, scheme: scheme, preamble: nil)
+    }
+
+    /// A context with what the connection started with before HTTP (the PROXY protocol header).
+    package init(
+        peer: SocketAddress, httpVersion: HTTPVersion, tls: TLS?, requestID: String?,
+        client: SocketAddress?, scheme: String?, preamble: ConnectionPreamble?
     ) {
         self.peer = peer
         self.httpVersion = httpVersion
         self.tls = tls
         self.requestID = requestID
-        if client == nil && scheme == nil && proxyHeader == nil {
+        if client == nil && scheme == nil && preamble == nil {
             behindProxy = nil
         } else {
-            behindProxy = SharedValue(BehindProxy(client: client ?? peer, scheme: scheme ?? (tls != nil ? "https" : "http"), proxyHeader: proxyHeader))
+            behindProxy = SharedValue(BehindProxy(client: client ?? peer, scheme: scheme ?? (tls != nil ? "https" : "http"), preamble: preamble))
         }
     }
 

@@ -9,21 +9,21 @@ package struct RequestOrigin {
     package let httpVersion: RequestContext.HTTPVersion
     package let tls: TLSDetails?
     package let executor: DispatchQueueExecutor
-    /// The PROXY protocol header the connection started with, if its listener requires one.
-    package var proxyHeader: ProxyProtocolHeader? { boxedProxyHeader?.value }
-    private let boxedProxyHeader: SharedValue<ProxyProtocolHeader>?
+    /// What the connection started with before HTTP (the PROXY protocol header), if its listener
+    /// expects one.
+    package let preamble: ConnectionPreamble?
     /// The connection came to the health checks' own listener: it is answered nothing else.
     package let servesOnlyHealth: Bool
 
     package init(
         peer: SocketAddress, httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor,
-        proxyHeader: SharedValue<ProxyProtocolHeader>? = nil, servesOnlyHealth: Bool = false
+        preamble: ConnectionPreamble? = nil, servesOnlyHealth: Bool = false
     ) {
         self.peer = peer
         self.httpVersion = httpVersion
         self.tls = tls
         self.executor = executor
-        self.boxedProxyHeader = proxyHeader
+        self.preamble = preamble
         self.servesOnlyHealth = servesOnlyHealth
     }
 }

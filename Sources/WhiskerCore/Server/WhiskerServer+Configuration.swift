@@ -84,10 +84,9 @@ extension WhiskerServer {
         /// HTTP server metrics and spans, or give an observer of your own. `nil` (the default): no
         /// request is observed, and the request path pays one `nil` check.
         public var requestObserver: (any RequestObserver)?
-        /// The reverse proxies (load balancers) trusted to say who the client is, by the PROXY
-        /// protocol or by `Forwarded` / `X-Forwarded-For`; `nil` (the default) trusts none. See
-        /// ``ReverseProxies``.
-        public var reverseProxies: ReverseProxies?
+        /// The reverse proxies the server trusts to say who the client is (``ProxyTrust``):
+        /// WhiskerProxies' `configuration.reverseProxies` sets it; `nil` (the default) trusts none.
+        package var proxyTrust: (any ProxyTrust)?
         /// How long, once a graceful shutdown starts, the listeners stay open and serving while
         /// readiness says 503 (WhiskerHealth's `healthChecks.drainDelay`); zero by default.
         package var drainDelay: Duration = .zero

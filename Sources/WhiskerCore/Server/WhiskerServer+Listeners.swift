@@ -6,8 +6,8 @@ import WhiskerSockets
 package struct ListenerRole {
     /// Wraps each accepted socket (TLS), or `nil` for cleartext.
     var wrapper: (any StreamWrapper)?
-    /// Each connection starts with a PROXY protocol header from one of these trusted proxies.
-    var proxyProtocol: WhiskerServer.ReverseProxies?
+    /// Each connection starts with a PROXY protocol header from a trusted proxy (``ProxyTrust``).
+    var expectsProxyProtocol = false
     /// The health checks' own listener: it answers nothing else.
     var servesOnlyHealth = false
     /// Cleartext connections must speak HTTP/2 (h2c with prior knowledge).
@@ -42,8 +42,8 @@ extension WhiskerServer {
 
         /// Where the listening socket comes from.
         public var address: Address
-        /// Every connection starts with a PROXY protocol header (v1 or v2) from one of
-        /// ``Configuration/reverseProxies``; one that does not is closed.
+        /// Every connection starts with a PROXY protocol header (v1 or v2) from one of the trusted
+        /// proxies (WhiskerProxies' `configuration.reverseProxies`); one that does not is closed.
         public var expectsProxyProtocol: Bool
         /// The listener answers only the health checks (WhiskerHealth's `configuration.healthChecks`),
         /// on any path; the other listeners then do not answer them.
@@ -81,7 +81,7 @@ extension WhiskerServer {
         /// Cleartext HTTP on a Unix domain socket: for a reverse proxy on the same machine
         /// (nginx's `proxy_pass http://unix:/run/cats/cats.sock:`), with no port to expose and the
         /// file's mode deciding who may connect. A peer on it is a process of this machine the
-        /// mode lets in: with ``Configuration/reverseProxies`` set it is trusted like a listed
+        /// mode lets in: with `configuration.reverseProxies` set it is trusted like a listed
         /// proxy (its `Forwarded` or `X-Forwarded-For` names the client).
         /// - Parameters:
         ///   - path: The socket file's path (at most 107 bytes).
@@ -104,7 +104,7 @@ extension WhiskerServer.Configuration {
     /// ``host``:``port`` (unless ``servesCleartext`` is off), the HTTPS listener of `https`
     /// (WhiskerTLS), each socket of ``socketActivation`` instead of both (TLS for the ones named in
     /// its `tlsNames`), and the health checks' own port. PROXY protocol as
-    /// ``WhiskerServer/ReverseProxies/proxyProtocol`` and `proxyProtocolSocketNames` say.
+    /// `reverseProxies.proxyProtocol` and `proxyProtocolSocketNames` say (WhiskerProxies).
     ///
     /// To add a listener to these, say a Unix domain socket:
     ///
@@ -112,7 +112,7 @@ extension WhiskerServer.Configuration {
     ///
     /// - Throws: ``WhiskerServerError`` for settings that cannot work together, each named.
     public func impliedListeners() throws(WhiskerServerError) -> [WhiskerServer.Listener] {
-        let proxies = reverseProxies
+        let proxyProtocol = proxyTrust?.impliedProxyProtocol ?? (cleartext: false, https: false, socketNames: [])
         var listeners: [WhiskerServer.Listener] = []
         if let activation = socketActivation {
             guard !activation.descriptors.isEmpty else {
@@ -122,7 +122,7 @@ extension WhiskerServer.Configuration {
             var names: [String] = []
             for descriptor in activation.descriptors where !names.contains(descriptor.name) { names.append(descriptor.name) }
             for name in names {
-                var listener = WhiskerServer.Listener.inherited(name, expectsProxyProtocol: proxies?.proxyProtocolSocketNames.contains(name) == true)
+                var listener = WhiskerServer.Listener.inherited(name, expectsProxyProtocol: proxyProtocol.socketNames.contains(name))
                 let socket = activation.descriptors.first { $0.name == name }.map { "\($0)" } ?? name
                 if activation.tlsNames.contains(name) {
                     guard let secureListener else {
@@ -137,17 +137,17 @@ extension WhiskerServer.Configuration {
             if secureListener != nil, !listeners.contains(where: \.isTLS) {
                 throw WhiskerServerError("HTTPS is configured (configuration.https), but no inherited socket is named \(tlsNames) to serve it on (the names are \(names.joined(separator: ":")))")
             }
-            if let wanted = proxies?.proxyProtocolSocketNames, let missing = wanted.sorted().first(where: { !names.contains($0) }) {
+            if let missing = proxyProtocol.socketNames.sorted().first(where: { !names.contains($0) }) {
                 throw WhiskerServerError("reverseProxies.proxyProtocolSocketNames names \"\(missing)\", but no inherited socket has that name (the names are \(names.joined(separator: ":")))")
             }
         } else {
             if servesCleartext {
-                listeners.append(.tcp(host: host, port: port, expectsProxyProtocol: proxies?.proxyProtocol.contains(.cleartext) == true))
+                listeners.append(.tcp(host: host, port: port, expectsProxyProtocol: proxyProtocol.cleartext))
             }
             if let secureListener {
                 listeners.append(WhiskerServer.Listener(
                     address: .tcp(host: secureListener.host ?? host, port: secureListener.port),
-                    expectsProxyProtocol: proxies?.proxyProtocol.contains(.https) == true, secure: secureListener))
+                    expectsProxyProtocol: proxyProtocol.https, secure: secureListener))
             }
             guard !listeners.isEmpty else { throw WhiskerServerError("nothing to listen on: cleartext is off and no HTTPS listener is configured") }
         }
@@ -204,7 +204,7 @@ extension WhiskerServer {
             if case .inherited(let descriptor) = source {
                 metadata["inherited"] = "\(descriptor)"
             }
-            if role.proxyProtocol != nil { metadata["proxy_protocol"] = "true" }
+            if role.expectsProxyProtocol { metadata["proxy_protocol"] = "true" }
             if role.servesOnlyHealth { metadata["health_only"] = "true" }
             if role.servesOnlyHTTP2 { metadata["http2_only"] = "true" }
             return metadata
@@ -228,15 +228,11 @@ extension WhiskerServer {
             if !listener.isTLS, !listener.servesOnlyHealthChecks, !configuration.servesCleartext {
                 throw WhiskerServerError("the listener \(listener.address) would serve cleartext HTTP, but cleartext is off (servesCleartext)")
             }
-            var proxies: ReverseProxies?
-            if listener.expectsProxyProtocol {
-                guard let trusted = configuration.reverseProxies else {
-                    throw WhiskerServerError("the listener \(listener.address) expects the PROXY protocol, but no proxy is trusted (configuration.reverseProxies)")
-                }
-                proxies = trusted
+            if listener.expectsProxyProtocol, configuration.proxyTrust == nil {
+                throw WhiskerServerError("the listener \(listener.address) expects the PROXY protocol, but no proxy is trusted (configuration.reverseProxies)")
             }
             let wrapper = try listener.secure.map { (secure) throws(WhiskerServerError) in try secure.prepare(offering: offered) }
-            let role = ListenerRole(wrapper: wrapper, proxyProtocol: proxies, servesOnlyHealth: listener.servesOnlyHealthChecks, servesOnlyHTTP2: listener.servesOnlyHTTP2)
+            let role = ListenerRole(wrapper: wrapper, expectsProxyProtocol: listener.expectsProxyProtocol, servesOnlyHealth: listener.servesOnlyHealthChecks, servesOnlyHTTP2: listener.servesOnlyHTTP2)
             switch listener.address {
             case .tcp(let host, let port):
                 let address: SocketAddress

@@ -48,20 +48,6 @@ import WhiskerTesting
         #expect(lstat(path, &info) != 0, "the socket file is removed when the server stops")
     }
 
-    @Test func aUnixPeer_IsATrustedProxy_WhenProxiesAreTrusted() async throws {
-        let path = try socketPath()
-        let server = makeTestServer {
-            $0.listeners = [.unixDomainSocket(path)]
-            $0.reverseProxies = try! .init(trusting: [])
-        }
-        try registerClientRoute(on: server)
-        try await server.withRunning { address in
-            let client = try await TestClient.connect(to: address)
-            try await client.send(Self.get("/client", fields: "X-Forwarded-For: 203.0.113.9\r\nX-Forwarded-Proto: https\r\n"))
-            #expect(try await client.readResponse().text == "203.0.113.9:0 | https | unix: | none", "nginx on this host names the client")
-        }
-    }
-
     @Test(arguments: [
         ([WhiskerServer.Listener.tcp(port: 0, servesOnlyHealthChecks: true)], "serves only the health checks", "none are configured (configuration.healthChecks)"),
         ([.tcp(port: 0, expectsProxyProtocol: true)], "expects the PROXY protocol", "no proxy is trusted (configuration.reverseProxies)"),
@@ -78,10 +64,9 @@ import WhiskerTesting
 
     @Test func theOlderSettings_AreConveniencesOverTheList() throws {
         var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
-        configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])
         let implied = try configuration.impliedListeners()
         #expect(implied.map(\.address) == [.tcp(host: "0.0.0.0", port: 8080)])
-        #expect(implied.map(\.expectsProxyProtocol) == [true])
+        #expect(implied.map(\.expectsProxyProtocol) == [false])
         configuration.servesCleartext = false
         #expect(throws: WhiskerServerError.self) { try configuration.impliedListeners() }
         configuration.servesCleartext = true

@@ -1,5 +1,6 @@
-package import HTTPTypes
-package import WhiskerSockets
+import HTTPTypes
+import WhiskerCore
+import WhiskerSockets
 
 /// Who the client of a request is, and which scheme it used, as trusted reverse proxies say:
 /// I/O-free, from the connection's peer (or its PROXY header's source) and the request's fields.
@@ -10,7 +11,7 @@ package import WhiskerSockets
 /// (RFC 7239) is read when present; otherwise `X-Forwarded-For`, with `X-Forwarded-Proto`. A hop
 /// that names no usable address (`unknown`, an obfuscated `_name`, garbage) stops the walk at the
 /// proxy that wrote it.
-package enum ForwardedFields {
+enum ForwardedFields {
     /// The client as far as `trusts` allows, with its port when a hop says it (else 0), and its
     /// scheme (`http` or `https`; `scheme` unless a believed hop says otherwise).
     package static func client(

@@ -5,6 +5,7 @@ import Musl
 #endif
 import Dispatch
 import Logging
+import WhiskerCore
 import WhiskerSockets
 
 /// The first handler of a connection on a listener that requires the PROXY protocol: takes the
@@ -86,7 +87,7 @@ final class ProxyProtocolReader: ConnectionHandler {
 
     private func finish(_ header: ProxyProtocolHeader) {
         stop()
-        connection.proxyHeader = SharedValue(header)
+        connection.preamble = ConnectionPreamble(header)
         connection.startHTTP1()
     }
 

@@ -8,7 +8,7 @@ public import WhiskerSockets
 /// ``parse(_:maxLength:)`` is I/O-free: give it the bytes received so far, and it answers whether a
 /// whole header is there, how long it is, or why the bytes are not one (which closes the connection:
 /// a listener that expects the header must never guess).
-public struct ProxyProtocolHeader: Sendable, Equatable {
+public struct ProxyProtocolHeader: Sendable, Hashable {
     /// 1 (the text form) or 2 (the binary form).
     public var version: Int
     /// The client the proxy accepted; `nil` when the proxy speaks for itself (a v2 `LOCAL`

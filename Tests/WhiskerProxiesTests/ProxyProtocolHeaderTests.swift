@@ -1,5 +1,6 @@
 import Testing
-@testable import WhiskerCore
+@testable import WhiskerProxies
+import WhiskerCore
 import WhiskerSockets
 
 /// The PROXY protocol header (HAProxy's specification, v1 and v2) from exact bytes.

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
-@testable import WhiskerCore
+@testable import WhiskerProxies
+import WhiskerCore
 import WhiskerSockets
 
 /// Who the client is behind trusted proxies, from fields alone.

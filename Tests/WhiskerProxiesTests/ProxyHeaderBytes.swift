@@ -1,4 +1,5 @@
-@testable import WhiskerCore
+@testable import WhiskerProxies
+import WhiskerCore
 
 /// PROXY protocol v2 headers built byte by byte, for the tests.
 enum ProxyHeaderBytes {

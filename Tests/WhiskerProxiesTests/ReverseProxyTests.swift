@@ -1,6 +1,7 @@
 import Logging
 import Testing
-@testable import WhiskerCore
+@testable import WhiskerProxies
+import WhiskerCore
 import WhiskerTesting
 
 /// Behind a reverse proxy: the PROXY protocol on a listener, `X-Forwarded-For` from trusted

@@ -1,8 +1,10 @@
+public import HTTPTypes
+public import WhiskerCore
 public import WhiskerSockets
 
 extension WhiskerServer {
     /// The reverse proxies (load balancers) in front of the server that it believes about who the
-    /// client is. Nothing is believed by default: without this, ``RequestContext/client`` is the
+    /// client is. Nothing is believed by default: without this, ``WhiskerCore/RequestContext/client`` is the
     /// socket's peer, and `Forwarded` or `X-Forwarded-For` from anybody are just fields.
     ///
     /// Two ways for a proxy to say who the client is, each only from ``trusted`` addresses:
@@ -23,7 +25,7 @@ extension WhiskerServer {
         /// The bound listeners on which every connection starts with a PROXY protocol header
         /// (v1 or v2); none by default. With socket activation see ``proxyProtocolSocketNames``.
         public var proxyProtocol: ProxyProtocolListeners = []
-        /// With ``Configuration/socketActivation``: the names of the inherited sockets on which
+        /// With ``WhiskerCore/WhiskerServer/Configuration/socketActivation``: the names of the inherited sockets on which
         /// every connection starts with a PROXY protocol header (``proxyProtocol`` is for bound
         /// listeners).
         public var proxyProtocolSocketNames: Set<String> = []
@@ -64,9 +66,52 @@ extension WhiskerServer {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// The cleartext listener (``Configuration/host``:``Configuration/port``).
+        /// The cleartext listener (`configuration.host`:`configuration.port`).
         public static let cleartext = ProxyProtocolListeners(rawValue: 1)
         /// The HTTPS listener (`configuration.https`, WhiskerTLS): the header comes before TLS.
         public static let https = ProxyProtocolListeners(rawValue: 2)
+    }
+}
+
+extension WhiskerServer.Configuration {
+    /// The reverse proxies (load balancers) trusted to say who the client is, by the PROXY protocol
+    /// or by `Forwarded` / `X-Forwarded-For`; `nil` (the default) trusts none. See
+    /// ``WhiskerCore/WhiskerServer/ReverseProxies``.
+    ///
+    ///     import WhiskerProxies
+    ///     configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])
+    public var reverseProxies: WhiskerServer.ReverseProxies? {
+        get { (proxyTrust as? TrustedProxies)?.proxies }
+        set { proxyTrust = newValue.map(TrustedProxies.init) }
+    }
+}
+
+extension RequestContext {
+    /// The PROXY protocol header the connection started with (on a listener that expects one),
+    /// with what the proxy reported of its own side (ALPN, SNI, TLS version), for information.
+    public var proxyHeader: ProxyProtocolHeader? { preamble?.value(as: ProxyProtocolHeader.self) }
+}
+
+/// ``WhiskerCore/WhiskerServer/ReverseProxies`` as the core asks for them (``ProxyTrust``): the
+/// PROXY header reader, and the client from the header and the forwarding fields.
+struct TrustedProxies: ProxyTrust {
+    let proxies: WhiskerServer.ReverseProxies
+
+    func preambleReader(for connection: Connection) -> any ConnectionHandler {
+        ProxyProtocolReader(connection: connection, proxies: proxies)
+    }
+
+    func client(of origin: RequestOrigin, fields: HTTPFields?) -> (client: SocketAddress, scheme: String) {
+        // The PROXY header's source is the nearest hop the server believes.
+        let header = origin.preamble?.value(as: ProxyProtocolHeader.self)
+        let nearest = header?.source ?? origin.peer
+        let scheme = origin.tls != nil || header?.tlsVersion != nil ? "https" : "http"
+        guard proxies.readsForwardedFields, let fields else { return (nearest, scheme) }
+        let (client, forwardedScheme) = ForwardedFields.client(peer: nearest, scheme: scheme, fields: fields, trusts: proxies.trusts)
+        return (client, forwardedScheme)
+    }
+
+    var impliedProxyProtocol: (cleartext: Bool, https: Bool, socketNames: Set<String>) {
+        (proxies.proxyProtocol.contains(.cleartext), proxies.proxyProtocol.contains(.https), proxies.proxyProtocolSocketNames)
     }
 }

@@ -1,0 +1,43 @@
+import Glibc
+import Testing
+import WhiskerCore
+import WhiskerProxies
+import WhiskerTesting
+
+/// Trusted proxies and the listener list: a peer on a Unix domain socket, and which implied
+/// listeners expect the PROXY protocol.
+@Suite struct ProxyListenerTests {
+    private static func get(_ path: String, fields: String = "") -> String { "GET \(path) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n" }
+
+    private func socketPath() throws -> String {
+        var template = Array("/tmp/whisker-proxies-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        try #require(made, "a temporary directory")
+        return "\(String(cString: template))/cats.sock"
+    }
+
+    @Test func aUnixPeer_IsATrustedProxy_WhenProxiesAreTrusted() async throws {
+        let path = try socketPath()
+        let server = makeTestServer {
+            $0.listeners = [.unixDomainSocket(path)]
+            $0.reverseProxies = try! .init(trusting: [])
+        }
+        try registerClientRoute(on: server)
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send(Self.get("/client", fields: "X-Forwarded-For: 203.0.113.9\r\nX-Forwarded-Proto: https\r\n"))
+            #expect(try await client.readResponse().text == "203.0.113.9:0 | https | unix: | none", "nginx on this host names the client")
+        }
+    }
+
+    @Test func theImpliedListeners_ExpectThePROXYProtocol_AsTheProxiesSay() throws {
+        var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
+        configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])
+        #expect(try configuration.impliedListeners().map(\.expectsProxyProtocol) == [true])
+        configuration.reverseProxies?.proxyProtocol = []
+        #expect(try configuration.impliedListeners().map(\.expectsProxyProtocol) == [false])
+        configuration.reverseProxies?.proxyProtocolSocketNames = ["lb"]
+        configuration.socketActivation = .init(descriptors: [.init(fd: 3, name: "web"), .init(fd: 4, name: "lb")])
+        #expect(try configuration.impliedListeners().map(\.expectsProxyProtocol) == [false, true])
+    }
+}
