@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "WhiskerSockets", targets: ["WhiskerSockets"]),
         .library(name: "WhiskerTLS", targets: ["WhiskerTLS"]),
         .library(name: "WhiskerHTTP2", targets: ["WhiskerHTTP2"]),
+        .library(name: "WhiskerHTTP", targets: ["WhiskerHTTP"]),
         .library(name: "WhiskerCore", targets: ["WhiskerCore"]),
         .library(name: "OpenAPIWhisker", targets: ["OpenAPIWhisker"]),
         .library(name: "WhiskerLifecycle", targets: ["WhiskerLifecycle"]),
@@ -51,10 +52,14 @@ let package = Package(
             name: "WhiskerTLS",
             dependencies: ["WhiskerCore", "WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]
         ),
+        // What HTTP means, I/O-free: the HTTP/1.1 parser, framing and response heads, responses and
+        // their bodies, byte ranges, validators. Under the core, which re-exports it.
+        .target(name: "WhiskerHTTP", dependencies: ["WhiskerSockets", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // The core knows neither TLS nor HTTP/2: they plug into its seam (Connection/).
         .target(
             name: "WhiskerCore",
             dependencies: [
+                "WhiskerHTTP",
                 "WhiskerSockets",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,6 +126,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
+        .testTarget(name: "WhiskerHTTPTests", dependencies: ["WhiskerHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // One test target per module, its folders mirroring the module's; each depends on the module
         // it tests, what that module plugs into, and WhiskerTesting (the shared test support).
         .testTarget(

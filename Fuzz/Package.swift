@@ -33,6 +33,7 @@ let package = Package(
         .target(
             name: "FuzzSupport",
             dependencies: [
+                .product(name: "WhiskerHTTP", package: "whisker"),
                 .product(name: "WhiskerCore", package: "whisker"),
                 .product(name: "WhiskerSockets", package: "whisker"),
                 .product(name: "WhiskerTesting", package: "whisker"),
@@ -40,12 +41,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        fuzzTarget("FuzzHTTP1Parser", ["WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
-        fuzzTarget("FuzzRouter", ["WhiskerCore"]),
-        fuzzTarget("FuzzH2CUpgrade", ["WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
-        fuzzTarget("FuzzByteRanges", ["WhiskerCore"]),
-        fuzzTarget("FuzzHTTP2Session", ["WhiskerHTTP2", "WhiskerCore"]),
-        fuzzTarget("FuzzHTTP1Connection", ["WhiskerCore"]),
-        fuzzTarget("FuzzHTTP2Connection", ["WhiskerHTTP2", "WhiskerCore"]),
+        fuzzTarget("FuzzHTTP1Parser", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
+        fuzzTarget("FuzzRouter", ["WhiskerHTTP", "WhiskerCore"]),
+        fuzzTarget("FuzzH2CUpgrade", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
+        fuzzTarget("FuzzByteRanges", ["WhiskerHTTP", "WhiskerCore"]),
+        fuzzTarget("FuzzHTTP2Session", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore"]),
+        fuzzTarget("FuzzHTTP1Connection", ["WhiskerHTTP", "WhiskerCore"]),
+        fuzzTarget("FuzzHTTP2Connection", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore"]),
     ]
 )

@@ -17,7 +17,8 @@ import json, re, sys, pathlib
 # What each library target may depend on (targets and products). Anything else is a breach.
 allowed = {
     "WhiskerSockets": {"CWhiskerSystem"},
-    "WhiskerCore": {"WhiskerSockets", "HTTPTypes", "Logging"},
+    "WhiskerHTTP": {"WhiskerSockets", "HTTPTypes"},
+    "WhiskerCore": {"WhiskerHTTP", "WhiskerSockets", "HTTPTypes", "Logging"},
     "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging"},
     "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging"},
     "OpenAPIWhisker": {"WhiskerCore", "OpenAPIRuntime", "HTTPTypes", "Logging"},
@@ -33,6 +34,7 @@ allowed = {
 # Modules a target'"'"'s sources must never import, whatever Package.swift says.
 forbidden_imports = {
     "WhiskerSockets": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "HTTPTypes"},
+    "WhiskerHTTP": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "Logging", "Dispatch"},
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "Whisker"},
     # The core'"'"'s tests test the core alone: HTTP/2, TLS and observability have their own targets.
@@ -73,7 +75,7 @@ for folder in [pathlib.Path("Sources/WhiskerCore"), *pathlib.Path("Sources/Whisk
 # EarlyAnswer, RequestObserver, ProtocolHandover, SecureListener). A ratchet, lowered as code moves
 # out; the goal is under 4,200 lines.
 core_lines = sum(len(path.read_text().splitlines()) for path in pathlib.Path("Sources/WhiskerCore").rglob("*.swift"))
-core_budget = 5460
+core_budget = 3950
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 

@@ -13,6 +13,7 @@
 import FuzzSupport
 import HTTPTypes
 @testable import WhiskerCore
+@testable import WhiskerHTTP
 
 // MARK: Reference
 

@@ -11,6 +11,7 @@
 import FuzzSupport
 import HTTPTypes
 @testable import WhiskerCore
+@testable import WhiskerHTTP
 @testable import WhiskerHTTP2
 import WhiskerSockets
 

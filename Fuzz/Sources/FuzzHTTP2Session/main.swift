@@ -21,6 +21,7 @@ import Glibc
 import FuzzSupport
 import HTTPTypes
 @testable import WhiskerCore
+@testable import WhiskerHTTP
 @testable import WhiskerHTTP2
 
 private let clientPreface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]

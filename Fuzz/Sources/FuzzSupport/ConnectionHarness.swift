@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import Synchronization
 @testable import WhiskerCore
+@testable import WhiskerHTTP
 import WhiskerSockets
 import WhiskerTesting
 

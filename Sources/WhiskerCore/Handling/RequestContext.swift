@@ -83,7 +83,7 @@ public struct RequestContext: Sendable, Equatable {
     }
 
     /// `X-Request-ID`, read from requests and set on responses.
-    public static let requestIDField = HTTPField.Name("X-Request-ID")!
+    public static let requestIDField = HTTPField.Name.requestID
 
     /// The context of the request the current task serves, or `nil` outside one.
     @TaskLocal public static var current: RequestContext?

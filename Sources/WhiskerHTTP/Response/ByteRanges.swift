@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 import Synchronization
 
 /// One range of a `Range: bytes=…` request header (RFC 9110 §14.1.2), before the representation's
@@ -121,7 +121,7 @@ extension Response {
     /// Makes this response answer `request`'s `Range` header, in place (see
     /// ``answeringRange(of:asksRange:)``): the fields of the usual answer (the whole body with
     /// `Accept-Ranges`) are added without copying the response's fields first.
-    mutating func answerRange(of request: HTTPRequest, asksRange: Bool = true) {
+    package mutating func answerRange(of request: HTTPRequest, asksRange: Bool = true) {
         let length: Int64? = switch body.storage {
         case .empty: 0
         case .bytes(let bytes): Int64(bytes.count)

@@ -1,12 +1,12 @@
-import HTTPTypes
+package import HTTPTypes
 
 /// Which of the headers that make a GET conditional or partial a request has, found in one pass
 /// over its fields, so that a plain request (most of them) skips the precondition and range logic.
-struct ConditionalHeaders {
-    var hasPreconditions = false
-    var hasRange = false
+package struct ConditionalHeaders {
+    package var hasPreconditions = false
+    package var hasRange = false
 
-    init(_ fields: HTTPFields) {
+    package init(_ fields: HTTPFields) {
         for field in fields {
             switch field.name {
             case .ifMatch, .ifNoneMatch, .ifModifiedSince: hasPreconditions = true
@@ -28,7 +28,7 @@ extension Response {
     }
 
     /// Adds the `ETag` of ``withGeneratedETag(for:)`` in place, without copying the fields first.
-    mutating func addGeneratedETag(for request: HTTPRequest) {
+    package mutating func addGeneratedETag(for request: HTTPRequest) {
         guard request.method == .get || request.method == .head, head.status == .ok, head.headerFields[.eTag] == nil,
               case .bytes(let bytes) = body.storage
         else { return }
@@ -40,7 +40,7 @@ extension Response {
     /// to GET or HEAD: a failed `If-Match` is 412; a matching `If-None-Match` (or, without one, an
     /// `If-Modified-Since` equal to `Last-Modified`) is 304 with the validators and caching fields
     /// and no body. Any other response is unchanged.
-    func answeringPreconditions(of request: HTTPRequest) -> Response {
+    package func answeringPreconditions(of request: HTTPRequest) -> Response {
         guard request.method == .get || request.method == .head, (200..<300).contains(head.status.code) else { return self }
         let fields = request.headerFields
         let etag = head.headerFields[.eTag]
@@ -64,7 +64,7 @@ extension Response {
     }
 
     private static let notModifiedFields: Set<HTTPField.Name> = [
-        .eTag, .lastModified, .cacheControl, .contentLocation, .expires, .vary, RequestContext.requestIDField,
+        .eTag, .lastModified, .cacheControl, .contentLocation, .expires, .vary, HTTPField.Name.requestID,
     ]
 }
 

@@ -29,14 +29,3 @@ public struct HTTPRejection: Error, Sendable, Equatable, CustomStringConvertible
 
     package static func badRequest(_ reason: String) -> Self { .init(.badRequest, reason) }
 }
-
-extension WhiskerServer.Limits {
-    /// The 413 for a request body of `size` bytes (its `Content-Length` when `declared`, else what
-    /// arrived so far) if that is over ``maxRequestBodySize``, else `nil`: the one body-size check
-    /// of both protocols, before the handler starts and as the bytes come.
-    package func bodyRejection(size: Int64, declared: Bool) -> HTTPRejection? {
-        guard let max = maxRequestBodySize, size > max else { return nil }
-        let what = declared ? "request body of \(size) bytes" : "request body"
-        return HTTPRejection(.contentTooLarge, "\(what) is larger than \(max) bytes")
-    }
-}

@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 package import WhiskerSockets
 
 /// A strict, incremental HTTP/1.1 request parser (RFC 9110, RFC 9112) that consumes bytes from a
@@ -45,14 +45,14 @@ package struct HTTP1RequestParser: Sendable {
     private var bodyBytes: Int64 = 0
     /// Chunk-extension bytes of the current request, against ``ChunkExtensions/maxTotalBytes``.
     private var extensionBytes = 0
-    private let limits: WhiskerServer.Limits
+    private let limits: HTTP1ParserLimits
 
     /// The longest chunk-size line, extensions included.
     static let maxChunkLineLength = 4096
 
     /// Creates a parser.
     /// - Parameter limits: The limits to enforce.
-    package init(limits: WhiskerServer.Limits = .init()) {
+    package init(limits: HTTP1ParserLimits) {
         self.limits = limits
     }
 
@@ -142,7 +142,7 @@ package struct HTTP1RequestParser: Sendable {
     }
 
     /// Finds the blank line that ends the head, checking every line ending is CRLF and the limits.
-    private static func scanForHeadEnd(_ bytes: UnsafeBufferPointer<UInt8>, from scanned: Int, lineStart: Int, limits: WhiskerServer.Limits) throws(HTTPRejection) -> HeadScan {
+    private static func scanForHeadEnd(_ bytes: UnsafeBufferPointer<UInt8>, from scanned: Int, lineStart: Int, limits: HTTP1ParserLimits) throws(HTTPRejection) -> HeadScan {
         let firstNewLine = lineStart
         var lineStart = lineStart
         var index = scanned

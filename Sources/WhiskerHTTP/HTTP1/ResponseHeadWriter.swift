@@ -60,17 +60,4 @@ package enum ResponseHeadWriter {
             bytes.append(contentsOf: buffer[(20 - count)...])
         }
     }
-
-    /// The answer when routing found no handler: 405 with `Allow` when other methods have the
-    /// path (`allowed` not empty), else 404. `OPTIONS *` asks about the server as a whole
-    /// (RFC 9110 §9.3.7): 204 with every method some route takes (`serverMethods`) in `Allow`.
-    package static func routeMiss(method: HTTPRequest.Method, path: Substring, allowed: [HTTPRequest.Method], serverMethods: Set<HTTPRequest.Method>) -> LocalAnswer {
-        if method == .options, path == "*" {
-            let allow = serverMethods.union([.options]).map(\.rawValue).sorted().joined(separator: ", ")
-            return .response(Response(status: .noContent, headerFields: [.allow: allow], body: .init(bytes: [])))
-        }
-        guard !allowed.isEmpty else { return .rejection(HTTPRejection(.notFound, "no route for \(path)")) }
-        let allow = allowed.map(\.rawValue).joined(separator: ", ")
-        return .rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: \(allow)"), fields: [.allow: allow])
-    }
 }

@@ -12,6 +12,13 @@ package struct ResponseFraming: Sendable, Equatable {
     /// Whether the connection stays open after this response.
     package var keepAlive: Bool
 
+    package init(contentLength: Int64?, chunked: Bool, sendsBody: Bool, keepAlive: Bool) {
+        self.contentLength = contentLength
+        self.chunked = chunked
+        self.sendsBody = sendsBody
+        self.keepAlive = keepAlive
+    }
+
     /// Decides the framing.
     /// - Parameters:
     ///   - status: The response status.

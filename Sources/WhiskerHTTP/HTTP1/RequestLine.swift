@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 
 /// `method SP request-target SP HTTP-version`, each separated by exactly one space.
 package struct RequestLine {

@@ -12,7 +12,7 @@ package final class DateCache: Sendable {
     private let cache = Mutex<(second: Int, line: [UInt8], value: String)>((-1, [], ""))
 
     /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second.
-    func headerLine() -> [UInt8] { current.line }
+    package func headerLine() -> [UInt8] { current.line }
 
     /// The IMF-fixdate alone (`Sun, 06 Nov 1994 08:49:37 GMT`), for HTTP/2's `date` field.
     package func value() -> String { current.value }

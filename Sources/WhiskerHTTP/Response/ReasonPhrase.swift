@@ -1,9 +1,9 @@
-import HTTPTypes
+package import HTTPTypes
 
 extension HTTPResponse.Status {
     /// The reason phrase to send: the status's own, or RFC 9110's standard one when the status was
     /// made from a bare code (as generated code does with `HTTPResponse(soar_statusCode:)`).
-    var wireReasonPhrase: String {
+    package var wireReasonPhrase: String {
         if !reasonPhrase.isEmpty { return reasonPhrase }
         return switch code {
         case 100: "Continue"

@@ -25,3 +25,8 @@ package struct RequestHead: Sendable {
     /// `100 Continue` before sending the body.
     package var expectsContinue: Bool
 }
+
+extension HTTPField.Name {
+    /// `X-Request-ID`, read from requests and set on responses.
+    package static let requestID = HTTPField.Name("X-Request-ID")!
+}

@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 
 extension Response {
     /// This response with the fields that keep a cache or a buffering proxy from holding server-sent
@@ -7,7 +7,7 @@ extension Response {
     /// each only if the handler did not set its own. Handlers generated from an OpenAPI document can
     /// only send the fields the document declares, so the server adds these; a handler that wants
     /// otherwise sets its own value (`X-Accel-Buffering: yes`, say). Other responses are unchanged.
-    func withEventStreamDefaults() -> Response {
+    package func withEventStreamDefaults() -> Response {
         // Shorter than `text/event-stream`: not one (and no parsing on the usual response's path).
         guard let type = head.headerFields[.contentType], type.utf8.count >= 17, MediaType(type)?.isEventStream == true
         else { return self }

@@ -1,6 +1,6 @@
 import HTTPTypes
 import Testing
-@testable import WhiskerCore
+@testable import WhiskerHTTP
 
 /// Validators and preconditions (RFC 9110 §8.8, §13): the ETag made for an in-memory body, entity
 /// tag comparison, and the 304 and 412 answers.

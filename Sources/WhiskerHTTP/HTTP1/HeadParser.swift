@@ -1,9 +1,9 @@
-import HTTPTypes
+package import HTTPTypes
 
 /// Parses one complete head (request line, fields, blank line) whose line endings were already
 /// checked to be CRLF, and applies RFC 9112's framing rules.
 package struct HeadParser {
-    let limits: WhiskerServer.Limits
+    let limits: HTTP1ParserLimits
 
     func parse(_ head: UnsafeBufferPointer<UInt8>) throws(HTTPRejection) -> RequestHead {
         // Every line ends in CRLF; the last two bytes are the blank line's CRLF.
@@ -183,7 +183,7 @@ package struct HeadParser {
 extension UInt8 {
     /// The value of an ASCII hex digit, either case.
     @inline(__always)
-    var hexValue: UInt8? {
+    package var hexValue: UInt8? {
         switch self {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import Testing
-@testable import WhiskerCore
+@testable import WhiskerHTTP
 
 /// The cached IMF-fixdate `Date` line (RFC 9110 section 5.6.7).
 @Suite struct DateCacheTests {

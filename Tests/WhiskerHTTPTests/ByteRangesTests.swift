@@ -1,6 +1,6 @@
 import HTTPTypes
 import Testing
-@testable import WhiskerCore
+@testable import WhiskerHTTP
 
 /// `Range: bytes=` parsed from strings (RFC 9110 §14.1.2), resolved against a length, and the
 /// answer a response gives: 206, 416, or the whole 200 with `Accept-Ranges`.
