@@ -1,4 +1,4 @@
-@_exported public import WhiskerHTTP
+import WhiskerHTTP
 
 extension WhiskerServer.Limits {
     /// The limits the HTTP/1.1 parser enforces.

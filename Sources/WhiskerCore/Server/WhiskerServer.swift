@@ -1,3 +1,6 @@
+// What HTTP means (responses, bodies, rejections, the parser) lives in WhiskerHTTP, under the core;
+// `import WhiskerCore` brings it along.
+@_exported public import WhiskerHTTP
 import Dispatch
 public import HTTPTypes
 import Logging
