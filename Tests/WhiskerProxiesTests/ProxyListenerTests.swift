@@ -1,4 +1,3 @@
-import Glibc
 import Testing
 import WhiskerCore
 import WhiskerProxies
@@ -9,15 +8,8 @@ import WhiskerTesting
 @Suite struct ProxyListenerTests {
     private static func get(_ path: String, fields: String = "") -> String { "GET \(path) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n" }
 
-    private func socketPath() throws -> String {
-        var template = Array("/tmp/whisker-proxies-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
-        try #require(made, "a temporary directory")
-        return "\(String(cString: template))/cats.sock"
-    }
-
     @Test func aUnixPeer_IsATrustedProxy_WhenProxiesAreTrusted() async throws {
-        let path = try socketPath()
+        let path = try temporarySocketPath()
         let server = makeTestServer {
             $0.listeners = [.unixDomainSocket(path)]
             $0.reverseProxies = try! .init(trusting: [])

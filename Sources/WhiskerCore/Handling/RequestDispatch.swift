@@ -57,7 +57,7 @@ extension ServerContext {
         let context = requestContext(for: head, origin: origin)
         if !earlyAnswers.isEmpty {
             let early = EarlyAnswerContext(
-                methods: router.methods(path:), isReady: readiness.isReady, servesOnlyHealth: origin.servesOnlyHealth,
+                methods: routeMethods, isReady: readiness.isReady, servesOnlyHealth: origin.servesOnlyHealth,
                 healthChecksHaveOwnListener: healthChecksHaveOwnListener)
             for hook in earlyAnswers {
                 guard let answer = hook.answer(head, path: pathOnly, context: early) else { continue }

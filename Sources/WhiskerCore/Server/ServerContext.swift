@@ -1,3 +1,4 @@
+import HTTPTypes
 package import Logging
 import Synchronization
 
@@ -12,7 +13,9 @@ package struct ServerContext: Sendable {
     let earlyAnswers: [any EarlyAnswer]
     /// A listener serves only the health checks.
     let healthChecksHaveOwnListener: Bool
-    /// What the readiness route says (``WhiskerServer/HealthChecks``).
+    /// The methods of a path, for the early answers: one closure for the server, not one a request.
+    let routeMethods: @Sendable (Substring) -> [HTTPRequest.Method]
+    /// Whether the server takes new work (what WhiskerHealth's readiness route says).
     let readiness: Readiness
     /// The configuration's limits, with the largest request body any route accepts: what a
     /// connection enforces before a request is routed (each route's own limit is applied after).
@@ -30,6 +33,7 @@ package struct ServerContext: Sendable {
         self.responseSteps = ResponseSteps(configuration)
         self.earlyAnswers = configuration.earlyAnswers.values.sorted { $0.order < $1.order }
         self.healthChecksHaveOwnListener = configuration.healthChecksHaveOwnListener
+        self.routeMethods = { [router] path in router.methods(path: path) }
     }
 }
 

@@ -51,17 +51,18 @@ extension WhiskerServer {
         /// A cleartext listener that serves HTTP/2 only (h2c with prior knowledge), as backends
         /// that a proxy or a gRPC client reaches over h2c use: anything but the HTTP/2 preface gets
         /// GOAWAY(PROTOCOL_ERROR). Needs HTTP/2 on (`configuration.http2`, WhiskerHTTP2).
-        public var servesOnlyHTTP2 = false
+        public var servesOnlyHTTP2: Bool
         /// The TLS side (WhiskerTLS's `.https(...)` sets it), `nil` for cleartext.
         package var secure: (any SecureListener)?
 
         /// Whether connections speak TLS here.
         public var isTLS: Bool { secure != nil }
 
-        package init(address: Address, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, secure: (any SecureListener)? = nil) {
+        package init(address: Address, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false, secure: (any SecureListener)? = nil) {
             self.address = address
             self.expectsProxyProtocol = expectsProxyProtocol
             self.servesOnlyHealthChecks = servesOnlyHealthChecks
+            self.servesOnlyHTTP2 = servesOnlyHTTP2
             self.secure = secure
         }
 
@@ -73,9 +74,7 @@ extension WhiskerServer {
         ///   - servesOnlyHealthChecks: The listener answers only the health checks.
         ///   - servesOnlyHTTP2: The listener serves h2c with prior knowledge only (``servesOnlyHTTP2``).
         public static func tcp(host: String = "127.0.0.1", port: Int, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false) -> Self {
-            var listener = Self(address: .tcp(host: host, port: port), expectsProxyProtocol: expectsProxyProtocol, servesOnlyHealthChecks: servesOnlyHealthChecks)
-            listener.servesOnlyHTTP2 = servesOnlyHTTP2
-            return listener
+            Self(address: .tcp(host: host, port: port), expectsProxyProtocol: expectsProxyProtocol, servesOnlyHealthChecks: servesOnlyHealthChecks, servesOnlyHTTP2: servesOnlyHTTP2)
         }
 
         /// Cleartext HTTP on a Unix domain socket: for a reverse proxy on the same machine

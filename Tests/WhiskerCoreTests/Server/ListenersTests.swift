@@ -11,16 +11,8 @@ import WhiskerTesting
 @Suite struct ListenersTests {
     private static func get(_ path: String, fields: String = "") -> String { "GET \(path) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n" }
 
-    /// A path for a socket file in a directory of the test's own.
-    private func socketPath() throws -> String {
-        var template = Array("/tmp/whisker-listeners-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
-        try #require(made, "a temporary directory")
-        return "\(String(cString: template))/cats.sock"
-    }
-
     @Test func tcpAndAUnixDomainSocket_ServeTheSameRoutes_AndTheFileGoesAtStop() async throws {
-        let path = try socketPath()
+        let path = try temporarySocketPath()
         let lines = LoggedLines()
         let server = makeTestServer {
             $0.listeners = [.tcp(port: 0), .unixDomainSocket(path, permissions: 0o600)]
