@@ -201,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIWhiskerTests",
             dependencies: [
-                "OpenAPIWhisker", "WhiskerCore", "WhiskerTesting",
+                "OpenAPIWhisker", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

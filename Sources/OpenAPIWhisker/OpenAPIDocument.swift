@@ -1,6 +1,6 @@
 public import Foundation
 import HTTPTypes
-public import WhiskerCore
+import WhiskerCore
 
 /// The OpenAPI document a server's handlers were generated from, to serve next to them with a docs
 /// page (``WhiskerTransport/serveDocument(_:serverURL:)``): the bytes as the user wrote them, in

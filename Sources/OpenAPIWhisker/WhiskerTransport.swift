@@ -33,6 +33,7 @@ public import WhiskerCore
 public struct WhiskerTransport: ServerTransport {
     let server: WhiskerServer
     private let requestBodyLimits: [String: RequestBodyLimit]
+    private let validation: RequestValidation?
 
     /// Creates a transport that registers its operations on `server`.
     /// - Parameters:
@@ -42,6 +43,43 @@ public struct WhiskerTransport: ServerTransport {
     public init(_ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:]) {
         self.server = server
         self.requestBodyLimits = requestBodyLimits
+        self.validation = nil
+    }
+
+    /// Creates a transport that checks each request against `document` before its handler runs,
+    /// and answers those the document does not allow with every violation at once.
+    ///
+    ///     let transport = try WhiskerTransport(server, validatingAgainst: try OpenAPIDocument(yaml: yaml))
+    ///
+    /// Checked: the operation's parameters (path, query, header, cookie: `required`, and the
+    /// schema's `type`, bounds, lengths, `pattern`, `enum`, arrays in the parameter's style), the
+    /// request's `Content-Type` against the media types the operation takes (`415` if it is not
+    /// one), a required body's presence, and a JSON body (`application/json`, `*+json`) against
+    /// its schema (the keywords ``SchemaSet`` lists: types, `required`, bounds, lengths,
+    /// patterns, enums, `additionalProperties: false`, nested objects and arrays, `$ref`). A JSON
+    /// body is read whole, within the route's body limit, to be checked; other bodies still stream
+    /// to the handler unread. The answer is problem details:
+    ///
+    ///     {"type":"about:blank","title":"Bad Request","status":400,
+    ///      "detail":"2 problems: query parameter count: must be at most 100, got 101; body /name: is required",
+    ///      "errors":[{"in":"query","parameter":"count","detail":"must be at most 100, got 101"},
+    ///                {"in":"body","pointer":"/name","detail":"is required"}]}
+    ///
+    /// - Parameters:
+    ///   - server: The server; register before calling its `run`.
+    ///   - requestBodyLimits: As ``init(_:requestBodyLimits:)``.
+    ///   - document: The document the handlers were generated from.
+    ///   - invalidRequestStatus: The status of a request the document does not allow: `400` by
+    ///     default; `422` (`.unprocessableContent`) if you prefer.
+    /// - Throws: ``DocumentError`` if the document cannot be read or a schema in it cannot be used
+    ///   (a `pattern` this platform's regular expressions do not read, a `$ref` outside it).
+    public init(
+        _ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:], validatingAgainst document: OpenAPIDocument,
+        invalidRequestStatus: HTTPResponse.Status = .badRequest
+    ) throws(DocumentError) {
+        self.server = server
+        self.requestBodyLimits = requestBodyLimits
+        self.validation = RequestValidation(operations: try DocumentOperations(document), status: invalidRequestStatus)
     }
 
     public func register(
@@ -51,10 +89,19 @@ public struct WhiskerTransport: ServerTransport {
     ) throws {
         let logger = server.configuration.logger
         let limit = requestBodyLimits["\(method.rawValue) \(path)"] ?? .serverDefault
+        let validator = try validation?.validator(method: method, path: path)
+        let invalidRequestStatus = validation?.status ?? .badRequest
         try server.register(method: method, path: path, maxRequestBodySize: limit) { request in
+            var requestBody = request.body
+            if let validator {
+                switch try await validator.validate(request, status: invalidRequestStatus, logger: logger) {
+                case .answer(let response): return response
+                case .proceed(let body): requestBody = body
+                }
+            }
             var parameters: [String: Substring] = [:]
             for (name, value) in request.pathParameters { parameters[name] = value }
-            let body = request.body.map { body in
+            let body = requestBody.map { body in
                 HTTPBody(body, length: body.length.map { .known($0) } ?? .unknown, iterationBehavior: .single)
             }
             do {

@@ -1,0 +1,187 @@
+import Foundation
+
+/// A document that cannot be used to validate: what is wrong, and where in it.
+public struct DocumentError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The operations of an OpenAPI document as validation reads them: parameters, request bodies
+/// and responses, with their schemas compiled once.
+struct DocumentOperations: Sendable {
+    struct Parameter: Sendable {
+        enum Location: String, Sendable { case path, query, header, cookie }
+        let name: String
+        let location: Location
+        let required: Bool
+        let schema: Int?
+        /// `form` with `explode` (the query's default): an array is the parameter repeated;
+        /// otherwise its items are separated by commas (or `|`, ` ` for `pipeDelimited`,
+        /// `spaceDelimited`).
+        let explode: Bool
+        let separator: Character
+    }
+
+    struct MediaTypes: Sendable {
+        /// Media type ranges (`application/json`, `text/*`, `*/*`) and their schemas.
+        var types: [(range: String, schema: Int?)] = []
+
+        /// The schema for `essence`, and whether the type is declared at all.
+        func match(_ essence: String) -> (declared: Bool, schema: Int?) {
+            if let exact = types.first(where: { $0.range == essence }) { return (true, exact.schema) }
+            let major = essence.prefix { $0 != "/" }
+            if let range = types.first(where: { $0.range == "\(major)/*" || $0.range == "*/*" }) { return (true, range.schema) }
+            return (false, nil)
+        }
+
+        var listed: String { types.map(\.range).joined(separator: ", ") }
+    }
+
+    struct Operation: Sendable {
+        let id: String
+        let method: String
+        let path: String
+        let parameters: [Parameter]
+        let requestBody: MediaTypes?
+        let requestBodyRequired: Bool
+        /// Responses by status (`200`, `4XX`, `default`).
+        let responses: [String: MediaTypes]
+
+        /// The documented response for `status`: exact, then its class (`4XX`), then `default`.
+        func response(for status: Int) -> MediaTypes? {
+            responses[String(status)] ?? responses["\(status / 100)XX"] ?? responses["default"]
+        }
+    }
+
+    let schemas: SchemaSet
+    let operations: [Operation]
+
+    static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    init(_ document: OpenAPIDocument) throws(DocumentError) {
+        let root: JSONValue
+        do {
+            if let json = document.json {
+                root = try JSONReader.read(json)
+            } else if let yaml = document.yaml {
+                root = try YAMLReader.read(yaml)
+            } else {
+                throw DocumentError("the document has neither a YAML nor a JSON form")
+            }
+        } catch let error as DocumentError {
+            throw error
+        } catch {
+            throw DocumentError("the document could not be read: \(error)")
+        }
+        try self.init(root: root)
+    }
+
+    init(root: JSONValue) throws(DocumentError) {
+        var schemas = SchemaSet(document: root)
+        var operations: [Operation] = []
+        for (path, item) in root["paths"]?.members ?? [] {
+            let item = try Self.resolved(item, in: root)
+            let shared = item["parameters"]?.array ?? []
+            for (method, operation) in item.members where Self.methods.contains(method) {
+                let location = "#/paths/\(path)/\(method)"
+                var parameters: [Parameter] = []
+                for parameter in (operation["parameters"]?.array ?? []) + shared {
+                    let parameter = try Self.resolved(parameter, in: root)
+                    guard let name = parameter["name"]?.string,
+                          let place = parameter["in"]?.string.flatMap(Parameter.Location.init(rawValue:))
+                    else { throw DocumentError("\(location): a parameter without a name or a known `in`") }
+                    // An operation's own parameter overrides the path's of the same name and place.
+                    if parameters.contains(where: { $0.name == name && $0.location == place }) { continue }
+                    let style = parameter["style"]?.string ?? (place == .query || place == .cookie ? "form" : "simple")
+                    parameters.append(Parameter(
+                        name: name, location: place, required: parameter["required"]?.bool ?? (place == .path),
+                        schema: try parameter["schema"].map { schema throws(DocumentError) in try schemas.compile(schema, at: "\(location)/parameters/\(name)") },
+                        explode: parameter["explode"]?.bool ?? (style == "form"),
+                        separator: style == "pipeDelimited" ? "|" : style == "spaceDelimited" ? " " : ","
+                    ))
+                }
+                // Reported in the order of the request: path, query, headers, cookies.
+                let places: [Parameter.Location] = [.path, .query, .header, .cookie]
+                parameters = places.flatMap { place in parameters.filter { $0.location == place } }
+                var requestBody: MediaTypes?
+                var requestBodyRequired = false
+                if let body = operation["requestBody"] {
+                    let body = try Self.resolved(body, in: root)
+                    requestBody = try Self.mediaTypes(body["content"], at: "\(location)/requestBody", schemas: &schemas)
+                    requestBodyRequired = body["required"]?.bool ?? false
+                }
+                var responses: [String: MediaTypes] = [:]
+                for (status, response) in operation["responses"]?.members ?? [] {
+                    let response = try Self.resolved(response, in: root)
+                    responses[status.uppercased()] = try Self.mediaTypes(response["content"], at: "\(location)/responses/\(status)", schemas: &schemas)
+                }
+                operations.append(Operation(
+                    id: operation["operationId"]?.string ?? "\(method.uppercased()) \(path)", method: method.uppercased(), path: path,
+                    parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses
+                ))
+            }
+        }
+        self.schemas = schemas
+        self.operations = operations
+    }
+
+    private static func mediaTypes(_ content: JSONValue?, at location: String, schemas: inout SchemaSet) throws(DocumentError) -> MediaTypes {
+        var types = MediaTypes()
+        for (range, media) in content?.members ?? [] {
+            let essence = range.prefix { $0 != ";" }.trimmingSpaces.lowercased()
+            let schema = try media["schema"].map { schema throws(DocumentError) in try schemas.compile(schema, at: "\(location)/content/\(range)") }
+            types.types.append((essence, schema))
+        }
+        return types
+    }
+
+    /// `value`, or what its `$ref` points at (parameters, request bodies, responses, path items).
+    private static func resolved(_ value: JSONValue, in root: JSONValue) throws(DocumentError) -> JSONValue {
+        var value = value
+        var hops = 0
+        while let target = value["$ref"]?.string {
+            hops += 1
+            guard target.hasPrefix("#/"), hops < 16 else { throw DocumentError("$ref \(target) is not a local reference the reader follows") }
+            var found: JSONValue? = root
+            for token in target.dropFirst(2).split(separator: "/") {
+                found = found?[token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")]
+            }
+            guard let found else { throw DocumentError("$ref \(target) points at nothing in the document") }
+            value = found
+        }
+        return value
+    }
+
+    /// The operation registered as `method` `path`, where `path` is the document's path under a
+    /// server URL's path (`/api` + `/emoji`).
+    func operation(method: String, registeredPath path: String) -> Operation? {
+        let method = method.uppercased()
+        return operations
+            .filter { $0.method == method && path.hasSuffix($0.path) && Self.isPrefix(path.dropLast($0.path.count)) }
+            .max { $0.path.count < $1.path.count }
+    }
+
+    /// The operation a request for `target` (a request target: path and query) under the server
+    /// URL path `prefix` (`/api`, or empty) is for; a `HEAD` is its `GET`'s unless the document
+    /// has one.
+    func operation(method: String, target: Substring, prefix: String) -> Operation? {
+        let path = target.prefix { $0 != "?" && $0 != "#" }
+        guard path.hasPrefix(prefix) else { return nil }
+        let segments = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        let candidates = operations.filter { $0.method == method } + (method == "HEAD" ? operations.filter { $0.method == "GET" } : [])
+        for operation in candidates {
+            let template = operation.path.split(separator: "/", omittingEmptySubsequences: false)
+            guard segments.count == template.count else { continue }
+            let matches = zip(template, segments).allSatisfy { pattern, segment in
+                pattern.hasPrefix("{") && pattern.hasSuffix("}") ? !segment.isEmpty : pattern == segment
+            }
+            if matches { return operation }
+        }
+        return nil
+    }
+
+    /// Whether `prefix` can be a server URL's path before an operation's: empty, or `/api`.
+    private static func isPrefix(_ prefix: Substring) -> Bool {
+        prefix.isEmpty || (prefix.hasPrefix("/") && !prefix.hasSuffix("/"))
+    }
+}

@@ -1,0 +1,88 @@
+import HTTPTypes
+import Logging
+import WhiskerCore
+
+/// What a ``WhiskerTransport`` made with ``WhiskerTransport/init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:)``
+/// checks before a handler runs: the operation's parameters (path, query, header, cookie), the
+/// request's media type and its JSON body, against the document's schemas.
+struct RequestValidation: Sendable {
+    let operations: DocumentOperations
+    let status: HTTPResponse.Status
+
+    /// The checks for the operation registered as `method` `path`.
+    /// - Throws: ``DocumentError`` if the document has no such operation.
+    func validator(method: HTTPRequest.Method, path: String) throws(DocumentError) -> RequestValidator {
+        guard let operation = operations.operation(method: method.rawValue, registeredPath: path) else {
+            throw DocumentError("\(method.rawValue) \(path) is registered, but the document validated against has no such operation")
+        }
+        return RequestValidator(operation: operation, schemas: operations.schemas)
+    }
+}
+
+extension RequestValidator {
+    /// The outcome of checking one request: go on with `body` (the same body, or the JSON one
+    /// read to check it, in memory), or answer `response` instead.
+    enum Outcome {
+        case proceed(RequestBody?)
+        case answer(Response)
+    }
+
+    /// Checks `request`; a JSON body is read whole (within the route's limit) to be checked; any
+    /// other body is left to stream to the handler.
+    /// - Throws: ``RequestBodyError`` when reading the JSON body fails (too large, the client left).
+    func validate(_ request: Request, status: HTTPResponse.Status, logger: Logger) async throws -> Outcome {
+        var violations = parameterViolations(of: request.head, pathParameters: request.pathParameters)
+        var body = request.body
+        if let declared = operation.requestBody {
+            if let requestBody = request.body {
+                let contentType = request.head.headerFields[.contentType]
+                let essence = contentType.flatMap(MediaType.init)?.essence
+                guard let essence, case let match = declared.match(essence), match.declared else {
+                    let detail = "\(contentType.map { "a body of type \($0)" } ?? "a body without Content-Type") is not one this operation takes (\(declared.listed))"
+                    logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(detail)"])
+                    return .answer(ProblemDetails(status: .unsupportedMediaType, detail: detail).response(to: request.head))
+                }
+                if let schema = match.schema, essence == "application/json" || essence.hasSuffix("+json") {
+                    var bytes: [UInt8] = []
+                    if let length = requestBody.length { bytes.reserveCapacity(Int(clamping: min(length, 1 << 20))) }
+                    for try await chunk in requestBody { bytes += chunk }
+                    do {
+                        let value = try JSONReader.read(bytes)
+                        var found: [(pointer: String, detail: String)] = []
+                        schemas.check(value, against: schema, pointer: "", into: &found)
+                        violations += found.map { Violation(location: "body", name: $0.pointer, detail: $0.detail) }
+                    } catch {
+                        violations.append(Violation(location: "body", name: "", detail: error.description))
+                    }
+                    body = RequestBody(bytes: bytes)
+                }
+            } else if operation.requestBodyRequired {
+                violations.append(Violation(location: "body", name: "", detail: "is required (\(declared.listed))"))
+            }
+        }
+        guard violations.isEmpty else {
+            logger.info("request refused", metadata: [
+                "operation": "\(operation.id)", "status": "\(status.code)", "error": "\(violations.map(\.description).joined(separator: "; "))",
+            ])
+            return .answer(Self.problem(violations, status: status, request: request.head))
+        }
+        return .proceed(body)
+    }
+
+    /// Every violation in one answer: problem details whose `errors` name each parameter (`in`,
+    /// `parameter`) or JSON pointer into the body (`in: body`, `pointer`), and say what is wrong.
+    static func problem(_ violations: [Violation], status: HTTPResponse.Status, request: HTTPRequest) -> Response {
+        let summary = violations.count == 1
+            ? violations[0].description
+            : "\(violations.count) problems: " + violations.map(\.description).joined(separator: "; ")
+        let problem = ProblemDetails(status: status, detail: summary)
+        var response = problem.response(to: request)
+        guard response.head.headerFields[.contentType] == ProblemDetails.mediaType else { return response }
+        let errors = violations.map { violation in
+            let place = violation.location == "body" ? "\"pointer\":\(JSONValue.quoted(violation.name))" : "\"parameter\":\(JSONValue.quoted(violation.name))"
+            return "{\"in\":\(JSONValue.quoted(violation.location)),\(place),\"detail\":\(JSONValue.quoted(violation.detail))}"
+        }
+        response.body = ResponseBody(string: String(problem.json.dropLast()) + ",\"errors\":[" + errors.joined(separator: ",") + "]}")
+        return response
+    }
+}

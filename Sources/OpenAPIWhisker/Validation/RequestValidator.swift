@@ -1,0 +1,106 @@
+import HTTPTypes
+import WhiskerCore
+
+/// Checks a request's parameters and JSON body against its operation in the document.
+struct RequestValidator: Sendable {
+    let operation: DocumentOperations.Operation
+    let schemas: SchemaSet
+
+    /// Every parameter the request lacks or gives a value the document does not allow.
+    func parameterViolations(of head: HTTPRequest, pathParameters: PathParameters) -> [Violation] {
+        var violations: [Violation] = []
+        guard !operation.parameters.isEmpty else { return violations }
+        let query = Self.queryItems(of: head.path ?? "")
+        for parameter in operation.parameters {
+            let values: [Substring]
+            switch parameter.location {
+            case .path:
+                values = pathParameters[parameter.name].map { [Self.percentDecoded($0, plusIsSpace: false)] } ?? []
+            case .query:
+                values = query.filter { $0.name == parameter.name }.map(\.value)
+            case .header:
+                values = HTTPField.Name(parameter.name).map { head.headerFields[values: $0].map { Substring($0) } } ?? []
+            case .cookie:
+                values = Self.cookies(in: head.headerFields[values: .cookie]).filter { $0.name == parameter.name }.map(\.value)
+            }
+            guard !values.isEmpty else {
+                if parameter.required { violations.append(Violation(location: parameter.location.rawValue, name: parameter.name, detail: "is required")) }
+                continue
+            }
+            guard let schema = parameter.schema else { continue }
+            let value = typed(values, as: schema, parameter: parameter)
+            var found: [(pointer: String, detail: String)] = []
+            schemas.check(value, against: schema, pointer: "", into: &found)
+            for (pointer, detail) in found {
+                violations.append(Violation(location: parameter.location.rawValue, name: parameter.name + pointer, detail: detail))
+            }
+        }
+        return violations
+    }
+
+    /// The values of a parameter as the JSON its schema describes: `3` as an integer where the
+    /// schema says `integer`, items of an array split as the parameter's style says.
+    private func typed(_ values: [Substring], as schema: Int, parameter: DocumentOperations.Parameter) -> JSONValue {
+        let types = schemas.types(of: schema) ?? []
+        if types.contains("array") {
+            let items = parameter.explode && parameter.location == .query
+                ? values
+                : values.flatMap { $0.split(separator: parameter.separator, omittingEmptySubsequences: false) }
+            let itemTypes = schemas.itemSchema(of: schema).flatMap { schemas.types(of: $0) } ?? []
+            return .array(items.map { Self.scalar($0, types: itemTypes) })
+        }
+        // A parameter given more than once where one value is expected: the first counts, as
+        // the generated code reads it.
+        return Self.scalar(values[0], types: types)
+    }
+
+    /// `text` as the scalar `types` asks for, or as a string when it is not one (so that the
+    /// schema's `type` says what is wrong).
+    static func scalar(_ text: Substring, types: Set<String>) -> JSONValue {
+        if types.contains("integer"), let value = Int64(text) { return .integer(value) }
+        if types.contains("number"), let value = Double(text), value.isFinite, text.allSatisfy({ $0.isNumber || "+-.eE".contains($0) }) {
+            return .number(value)
+        }
+        if types.contains("boolean"), text == "true" || text == "false" { return .bool(text == "true") }
+        if types.contains("null"), text.isEmpty { return .null }
+        return .string(String(text))
+    }
+
+    /// The name-value pairs of a target's query, percent-decoded (`+` is a space).
+    static func queryItems(of target: String) -> [(name: Substring, value: Substring)] {
+        guard let mark = target.firstIndex(of: "?") else { return [] }
+        let query = target[target.index(after: mark)...].prefix { $0 != "#" }
+        return query.split(separator: "&").map { pair in
+            let equals = pair.firstIndex(of: "=")
+            let name = pair[..<(equals ?? pair.endIndex)]
+            let value = equals.map { pair[pair.index(after: $0)...] } ?? ""
+            return (percentDecoded(name, plusIsSpace: true), percentDecoded(value, plusIsSpace: true))
+        }
+    }
+
+    private static func cookies(in fields: [String]) -> [(name: Substring, value: Substring)] {
+        fields.flatMap { $0.split(separator: ";") }.compactMap { pair in
+            let pair = pair.trimmingSpaces
+            guard let equals = pair.firstIndex(of: "=") else { return nil }
+            return (pair[..<equals], pair[pair.index(after: equals)...])
+        }
+    }
+
+    /// `text` with its `%XX` escapes decoded (and `+` as a space in a query); unchanged when the
+    /// escapes are not valid UTF-8, so that the schema reports the value as sent.
+    static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> Substring {
+        guard text.contains(where: { $0 == "%" || (plusIsSpace && $0 == "+") }) else { return text }
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self).map { Substring($0) } ?? text
+    }
+}
