@@ -36,25 +36,22 @@ for _ in $(seq 40); do seen+=$("${CURL[@]}" "$BASE/api/emoji"); done
 check_eq "40 requests: every body is one cat from the talk's set" 40 "$(count_cats "$seen")"
 check "40 requests: the cat is chosen at random (more than one kind seen)" test "$(distinct_characters "$seen")" -gt 1
 
-echo "Bad counts get 400 with a readable text/plain message"
-# Out of range: CatHandler answers with the documented 400.
+echo "Bad counts get 400 with problem details naming the parameter (checked against the document)"
 for count in 0 -1 101; do
     request "$BASE/api/emoji?count=$count"
-    check_eq "count=$count: status is 400" 400 "$STATUS"
-    check_match "count=$count: content-type is text/plain" '^text/plain' "$(header content-type)"
-    check_eq "count=$count: message names the range and the value" \
-        "count must be between 1 and 100, got $count" "$(cat "$BODY")"
+    check_eq "count=$count: 400 application/problem+json" "400 application/problem+json" "$STATUS $(header content-type)"
+    check_eq "count=$count: the error names count and the bound" \
+        "query count: must be at $( ((count > 100)) && echo "most 100" || echo "least 1"), got $count" "$(problem_errors "$BODY")"
 done
-# Not an Int: the generated code rejects these before the handler runs.
 for count in 99999999999999999999 abc '' 3.5; do
     request "$BASE/api/emoji?count=$count"
-    check_eq "count='$count': status is 400" 400 "$STATUS"
-    check_match "count='$count': content-type is text/plain" '^text/plain' "$(header content-type)"
-    check_eq "count='$count': message says an integer is needed" \
-        "count must be an integer between 1 and 100, got \"$count\"" "$(cat "$BODY")"
+    check_eq "count='$count': 400, the error says an integer is needed" \
+        "400 query count: must be an integer, got a string (\"$count\")" "$STATUS $(problem_errors "$BODY")"
 done
 request "$BASE/api/emoji?count"
-check_eq "bare ?count (no '='): status is 400" 400 "$STATUS"
+check_eq "bare ?count (no '='): 400, not the runtime's 500" "400 query count: must be an integer, got a string (\"\")" "$STATUS $(problem_errors "$BODY")"
+request -H 'Accept: text/plain' "$BASE/api/emoji?count=0"
+check_eq "a client that asks for text: one line" "400 Bad Request: query parameter count: must be at least 1, got 0" "$STATUS $(cat "$BODY")"
 
 echo "The server still answers after the bad requests"
 request "$BASE/api/emoji?count=2"

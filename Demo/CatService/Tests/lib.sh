@@ -15,10 +15,12 @@
 #   free_port                a TCP port of 127.0.0.1 free right now (for nginx and HAProxy, which cannot take 0)
 #   wait_for_port PORT       wait (bounded) until something accepts connections on 127.0.0.1:PORT
 #   check DESC CMD...        PASS if CMD succeeds; check_eq, check_contains, check_match for values
+#   problem_errors FILE      the "errors" of a problem+json body (request validation), one per line
 #   bad_setting DESC TEXT VAR=VALUE... -- ARGS...
 #                            cat-service with those variables and arguments refuses to start, saying TEXT
 # On exit the trap stops every server still running with SIGTERM and checks that it exited 0,
-# then prints the script's tally; the script fails if any check did.
+# and, with CAT_SERVICE_CONTRACT_CHECK=true (run-all.sh sets it), that no server logged a
+# contract violation; then prints the script's tally; the script fails if any check did.
 
 set -euo pipefail
 export LC_ALL=C.UTF-8
@@ -302,6 +304,18 @@ start_nginx() {
     fi
 }
 
+# problem_errors FILE: the "errors" of a problem+json body, one "IN NAME: DETAIL" per line
+# (NAME is the parameter, or the JSON pointer into the body); the body itself if it is not one.
+problem_errors() {
+    python3 -c 'import json,sys
+text = open(sys.argv[1], encoding="utf-8").read()
+try:
+    errors = json.loads(text)["errors"]
+    print("\n".join("%s %s: %s" % (e["in"], e.get("parameter", e.get("pointer", "")), e["detail"]) for e in errors))
+except Exception:
+    print(text)' "$1"
+}
+
 finish() {
     local rc=$? pid
     for pid in "${SERVER_PIDS[@]}"; do
@@ -309,6 +323,12 @@ finish() {
         wait_exit "$pid" 15
         check_eq "cat-service (pid $pid) exits 0 on SIGTERM" 0 "$EXIT_CODE"
     done
+    # run-all.sh turns the contract check on: a response the OpenAPI document does not describe
+    # is a failed check, whatever the script was testing.
+    if [[ ${CAT_SERVICE_CONTRACT_CHECK:-} == true ]] && ((SERVER_COUNT > 0)); then
+        check_eq "every response is one the OpenAPI document describes (--contract-check)" "" \
+            "$(grep -h 'contract violation' "$WORK"/server*.err 2>/dev/null | head -5 || true)"
+    fi
     rm -rf "$WORK"
     echo "== $SCRIPT_NAME: $PASSED checks passed, $FAILED checks failed"
     if ((FAILED > 0)); then exit 1; fi

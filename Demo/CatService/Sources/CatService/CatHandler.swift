@@ -1,5 +1,6 @@
 import Foundation
 import OpenAPIRuntime
+import Whisker
 
 /// The CatService's operations, as the generated `APIProtocol` asks for them.
 struct CatHandler: APIProtocol {
@@ -42,32 +43,37 @@ struct CatHandler: APIProtocol {
     }
 
     /// `GET /emoji`: one cat chosen at random, repeated `count` times, as plain text (as the talk's
-    /// code does); 400 when `count` is outside 1...100.
+    /// code does). The document's `minimum` and `maximum` are enforced before the handler runs
+    /// (`WhiskerTransport(server, validatingAgainst:)`); the check here only keeps a server run with
+    /// `--no-validation` from trapping on a negative count.
     func getEmoji(_ input: Operations.getEmoji.Input) async throws -> Operations.getEmoji.Output {
         let count = input.query.count ?? 1
-        if let message = Self.outOfRange("count", count, Self.countRange) {
-            return .badRequest(.init(body: .plainText(HTTPBody(message))))
-        }
+        if let problem = Self.outOfRange("count", count, Self.countRange) { return .badRequest(problem) }
         let chosen = Self.cats.randomElement()!
         return .ok(.init(body: .plainText(HTTPBody(String(repeating: chosen, count: count)))))
     }
 
     /// `GET /emoji/stream`: `count` server-sent events, `interval_ms` apart, each one random cat
     /// (``CatEvents``), encoded by the runtime's `asEncodedServerSentEvents()`: one chunk per event,
-    /// which Whisker sends as it comes. 400 when either parameter is out of range.
+    /// which Whisker sends as it comes. The parameters' ranges are enforced as `getEmoji`'s are.
     func getEmojiStream(_ input: Operations.getEmojiStream.Input) async throws -> Operations.getEmojiStream.Output {
         let count = input.query.count ?? 10
         let interval = input.query.interval_ms ?? 1000
-        if let message = Self.outOfRange("count", count, Self.countRange) ?? Self.outOfRange("interval_ms", interval, Self.intervalRange) {
-            return .badRequest(.init(body: .plainText(HTTPBody(message))))
+        if let problem = Self.outOfRange("count", count, Self.countRange) ?? Self.outOfRange("interval_ms", interval, Self.intervalRange) {
+            return .badRequest(problem)
         }
         let events = CatEvents(count: count, interval: .milliseconds(interval)).asEncodedServerSentEvents()
         return .ok(.init(body: .text_event_hyphen_stream(HTTPBody(events, length: .unknown, iterationBehavior: .single))))
     }
 
-    /// The 400 message for a parameter outside its range, or `nil` when it is inside.
-    static func outOfRange(_ name: String, _ value: Int, _ range: ClosedRange<Int>) -> String? {
-        range.contains(value) ? nil : "\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(value)\n"
+    /// The 400 for a parameter outside its range (problem details, as the document's `Problem`
+    /// response), or `nil` when it is inside.
+    static func outOfRange(_ name: String, _ value: Int, _ range: ClosedRange<Int>) -> Components.Responses.Problem? {
+        guard !range.contains(value) else { return nil }
+        let detail = "query parameter \(name): must be between \(range.lowerBound) and \(range.upperBound), got \(value)"
+        return .init(body: .application_problem_plus_json(.init(
+            _type: "about:blank", title: "Bad Request", status: 400, detail: detail, requestId: RequestContext.current?.requestID
+        )))
     }
 
     /// `GET /clip`: the bundled MP4, with its length known up front (which lets the server answer

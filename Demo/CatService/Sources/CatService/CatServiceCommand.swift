@@ -161,6 +161,19 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var requestDecompression: Bool?
 
+    @Flag(
+        name: .customLong("validation"),
+        inversion: .prefixedNo,
+        help: "Whether to check each request against the OpenAPI document (parameters, media type, JSON body) before its handler runs, answering 400 with every violation. (default: on; env: CAT_SERVICE_VALIDATION=true|false)"
+    )
+    var validation: Bool?
+
+    @Flag(
+        name: .customLong("contract-check"),
+        help: "Check each response against the OpenAPI document (status, Content-Type, JSON body) and log a warning \"contract violation\" for each that is not one it describes (counted in openapi_contract_violations_total with --metrics); for tests and staging. (default: off; env: CAT_SERVICE_CONTRACT_CHECK=true|false)"
+    )
+    var contractCheck: Bool = false
+
     @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
@@ -332,15 +345,25 @@ struct CatServiceCommand: AsyncParsableCommand {
                 + implied.filter(\.servesOnlyHealthChecks)
             schemes.append("unix")
         }
+        let document = try OpenAPIDocument.catService()
+        if settings.contractCheck {
+            let registry = metrics?.registry
+            configuration.responseSteps.append(try ContractCheck(document, serverURL: try Servers.Server1.url(), logger: logger) { violation in
+                registry?.makeCounter(name: "openapi_contract_violations_total", labels: [("operation", violation.operationID)]).increment()
+            })
+        }
         let server = WhiskerServer(configuration: configuration)
-        let transport = WhiskerTransport(server, requestBodyLimits: CatHandler.requestBodyLimits.mapValues { .maximum($0) })
+        let limits = CatHandler.requestBodyLimits.mapValues { RequestBodyLimit.maximum($0) }
+        let transport = settings.validation
+            ? try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: document)
+            : WhiskerTransport(server, requestBodyLimits: limits)
         let handler = try CatHandler()
         try handler.registerHandlers(
             on: transport,
             serverURL: try Servers.Server1.url(),
-            middlewares: [QueryIntegerErrorMiddleware(), ClipValidatorMiddleware(etag: handler.clipETag)]
+            middlewares: [ClipValidatorMiddleware(etag: handler.clipETag)]
         )
-        try transport.serveDocument(try .catService(), serverURL: try Servers.Server1.url())
+        try transport.serveDocument(document, serverURL: try Servers.Server1.url())
         try metrics?.register(on: server)
 
         // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's

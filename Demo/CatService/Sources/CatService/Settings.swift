@@ -24,6 +24,10 @@ struct Settings {
     var metrics: Bool
     var compression: Bool
     var requestDecompression: Bool
+    /// Requests checked against the document before the handlers run.
+    var validation: Bool
+    /// Responses checked against the document, violations logged and counted.
+    var contractCheck: Bool
     var logLevel: Logger.Level
     var workers = IOWorkerGroup.defaultCount
     var limits = WhiskerServer.Limits()
@@ -56,6 +60,8 @@ struct Settings {
         metrics = try command.metrics ?? variables.bool("CAT_SERVICE_METRICS") ?? false
         compression = try command.compression ?? variables.bool("CAT_SERVICE_COMPRESSION") ?? true
         requestDecompression = try command.requestDecompression ?? variables.bool("CAT_SERVICE_REQUEST_DECOMPRESSION") ?? true
+        validation = try command.validation ?? variables.bool("CAT_SERVICE_VALIDATION") ?? true
+        contractCheck = try (command.contractCheck ? true : nil) ?? variables.bool("CAT_SERVICE_CONTRACT_CHECK") ?? false
         if let level = command.logLevel {
             logLevel = level
         } else if let text = variables["CAT_SERVICE_LOG_LEVEL"] {

@@ -1,0 +1,168 @@
+public import Foundation
+public import HTTPTypes
+public import Logging
+import Synchronization
+public import WhiskerCore
+
+/// A response that does not do what the document says its operation answers.
+public struct ContractViolation: Sendable, CustomStringConvertible {
+    /// The operation's `operationId`.
+    public var operationID: String
+    /// The request's method and path (without its query).
+    public var method: String
+    public var path: String
+    /// The response's status.
+    public var status: Int
+    /// What failed: "status 418 is not documented (documented: 200, 400)", "body /cats: is
+    /// required"...
+    public var problems: [String]
+
+    public var description: String { "\(operationID) (\(method) \(path)) answered \(status): \(problems.joined(separator: "; "))" }
+}
+
+/// A check, for tests and staging, that every response is one the document describes: its
+/// status documented for the operation (exactly, by class such as `4XX`, or `default`), its
+/// `Content-Type` one the document lists for that status, and a JSON body valid against its
+/// schema (a streamed JSON body is checked when it ends, up to 1 MiB). Each violation is logged
+/// (warning, with the operation, the status and what failed) and handed to `onViolation`, to count
+/// it in a metric or fail a test; the response itself goes out unchanged.
+///
+///     var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: 8080)
+///     configuration.responseSteps.append(try ContractCheck(document, serverURL: try Servers.Server1.url()) { violation in
+///         violations.increment()
+///     })
+///
+/// It sees every response to an operation's path and method, the ones the server makes itself
+/// (a 413 before the handler ran, a 415) as well as the handler's. Requests that are not for an
+/// operation (a 404, the docs page, health checks) are not checked. What HTTP itself answers to
+/// a documented success is allowed where the document does not list it: 206 and 416 to a `Range`
+/// request, 304 and 412 to a conditional one.
+public struct ContractCheck: ResponseStep {
+    private let operations: DocumentOperations
+    private let prefix: String
+    private let logger: Logger
+    private let onViolation: @Sendable (ContractViolation) -> Void
+
+    /// The largest streamed JSON body collected to be checked.
+    static let streamedBodyLimit = 1 << 20
+
+    /// Creates a check of the responses to `document`'s operations under `serverURL`'s path.
+    /// - Throws: ``DocumentError`` if the document cannot be read.
+    public init(
+        _ document: OpenAPIDocument, serverURL: URL, logger: Logger = Logger(label: "whisker.contract"),
+        onViolation: @escaping @Sendable (ContractViolation) -> Void = { _ in }
+    ) throws(DocumentError) {
+        operations = try DocumentOperations(document)
+        var prefix = serverURL.path
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        self.prefix = prefix
+        self.logger = logger
+        self.onViolation = onViolation
+    }
+
+    /// After the content step (so a 304 or a 206 is seen as sent), before compression.
+    public var phase: ResponseStepPhase { .application }
+
+    public func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
+        guard let target = request.path,
+              let operation = operations.operation(method: request.method.rawValue, target: target[...], prefix: prefix)
+        else { return }
+        let status = response.head.status.code
+        let report = { @Sendable (problems: [String]) in
+            guard !problems.isEmpty else { return }
+            let violation = ContractViolation(
+                operationID: operation.id, method: request.method.rawValue, path: String(target.prefix { $0 != "?" }), status: status, problems: problems
+            )
+            logger.warning("contract violation", metadata: [
+                "operation": "\(violation.operationID)", "method": "\(violation.method)", "path": "\(LogRedaction.target(violation.path))",
+                "status": "\(status)", "violation": "\(problems.joined(separator: "; "))", "request_id": "\(requestID ?? "-")",
+            ])
+            onViolation(violation)
+        }
+        guard let documented = operation.response(for: status) ?? Self.answeredByHTTP(status, to: request, of: operation) else {
+            let listed = operation.responses.keys.sorted().joined(separator: ", ")
+            return report(["status \(status) is not documented (documented: \(listed))"])
+        }
+        let hasBody: Bool = switch response.body.storage {
+        case .empty: false
+        case .bytes(let bytes): !bytes.isEmpty
+        case .stream(let length, _): length != 0
+        }
+        guard hasBody, status != 304, status != 204, request.method != .head else { return }
+        guard let contentType = response.head.headerFields[.contentType], let essence = MediaType(contentType)?.essence else {
+            return report(["a body without Content-Type"])
+        }
+        let match = documented.match(essence)
+        guard match.declared else {
+            let listed = documented.types.isEmpty ? "none" : documented.listed
+            return report(["Content-Type \(contentType) is not documented for \(status) (documented: \(listed))"])
+        }
+        guard let schema = match.schema, essence == "application/json" || essence.hasSuffix("+json") else { return }
+        let schemas = operations.schemas
+        let check = { @Sendable (bytes: [UInt8]) -> [String] in
+            do {
+                var found: [(pointer: String, detail: String)] = []
+                schemas.check(try JSONReader.read(bytes), against: schema, pointer: "", into: &found)
+                return found.map { "body \($0.pointer.isEmpty ? "/" : $0.pointer): \($0.detail)" }
+            } catch {
+                return ["body: \(error)"]
+            }
+        }
+        switch response.body.storage {
+        case .bytes(let bytes):
+            report(check(Array(bytes)))
+        case .stream(let length, let write):
+            response.body = ResponseBody(length: length) { writer in
+                let collector = CollectingSink(forwardingTo: writer.sink, limit: Self.streamedBodyLimit)
+                try await write(ResponseBodyWriter(sink: collector))
+                if let bytes = collector.collected { report(check(bytes)) }
+            }
+        case .empty:
+            break
+        }
+    }
+}
+
+extension ContractCheck {
+    /// A status that HTTP's own semantics give a documented success, whether or not the document
+    /// lists it: 206 and 416 to a `Range` request, 304 and 412 to a conditional one (RFC 9110
+    /// §13, §14). Checked as the operation's 200 for its content.
+    static func answeredByHTTP(_ status: Int, to request: HTTPRequest, of operation: DocumentOperations.Operation) -> DocumentOperations.MediaTypes? {
+        guard let success = operation.response(for: 200) else { return nil }
+        let fields = request.headerFields
+        switch status {
+        case 206: return fields[.range] != nil ? success : nil
+        case 416: return fields[.range] != nil ? DocumentOperations.MediaTypes(types: [("application/problem+json", nil), ("text/plain", nil)]) : nil
+        case 304, 412:
+            let conditional = [HTTPField.Name.ifMatch, .ifNoneMatch, .ifModifiedSince, .ifUnmodifiedSince].contains { fields[$0] != nil }
+            return conditional ? DocumentOperations.MediaTypes(types: [("application/problem+json", nil), ("text/plain", nil)]) : nil
+        default: return nil
+        }
+    }
+}
+
+/// Passes a streamed body on and keeps a copy of it, up to a limit.
+private final class CollectingSink: ResponseBodySink {
+    private let next: any ResponseBodySink
+    private let limit: Int
+    private let bytes = Mutex<[UInt8]?>([])
+
+    init(forwardingTo next: any ResponseBodySink, limit: Int) {
+        self.next = next
+        self.limit = limit
+    }
+
+    /// The whole body, or `nil` if it was larger than the limit.
+    var collected: [UInt8]? { bytes.withLock { $0 } }
+
+    func writeBodyChunk(_ chunk: ArraySlice<UInt8>) async throws {
+        bytes.withLock { bytes in
+            guard var copy = bytes.take() else { return }
+            if copy.count + chunk.count <= limit {
+                copy += chunk
+                bytes = copy
+            }
+        }
+        try await next.writeBodyChunk(chunk)
+    }
+}
