@@ -67,7 +67,7 @@ extension DocsPage {
         // properties, items and the schemas it combines, nested.
         const schemaView = (doc, schema, expanded, extra = []) => {
           const view = element('div', undefined, { class: 'schema' });
-          if (!schema || typeof schema !== 'object') return view.append(schema === false ? 'no value' : 'any value', ...extra), view;
+          if (!schema || typeof schema !== 'object') return view.append(...joined([schema === false ? 'no value' : 'any value', ...extra], ', ')), view;
           if (typeof schema.$ref === 'string') {
             view.append(element('span', schema.$ref.split('/').pop().replace(/~1/g, '/').replace(/~0/g, '~'), { class: 'name' }), ' ');
             if (expanded.has(schema.$ref)) return view.append('(as above)'), view;
