@@ -34,10 +34,15 @@ extension WhiskerTransport {
     /// no-cache` and the server's `ETag` (``WhiskerServer/Configuration/generatesETags``), so a
     /// client revalidates with `If-None-Match` and gets `304` while it has not changed.
     ///
-    /// The page is one small HTML file of Whisker's own (about 10 KB, no script or style from
+    /// The page is one small HTML file of Whisker's own (about 19 KB, no script or style from
     /// anywhere else, so it works offline and under a strict network policy): it lists every
-    /// operation (method, path, `operationId`, summary, parameters, request body and responses),
-    /// and "Try it" sends the request from the browser and shows the answer.
+    /// operation (method, path, `operationId`, summary, parameters, request body and responses)
+    /// with what it enforces: each parameter's constraints (bounds, lengths, pattern, enum,
+    /// default), the schema of each request and response body by media type (properties,
+    /// required ones, nested objects and arrays, `$ref`s by name), the responses by status,
+    /// deprecation and security. Descriptions are rendered as inline Markdown (code, emphasis,
+    /// links to http(s) or relative addresses), as text, never as markup. "Try it" sends the
+    /// request from the browser and shows the answer.
     /// - Throws: ``RouteError`` if one of these paths is already registered.
     public func serveDocument(_ document: OpenAPIDocument, serverURL: URL) throws {
         var prefix = serverURL.path

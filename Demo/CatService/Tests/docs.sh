@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # docs.sh: the OpenAPI document served next to the API (GET /api/openapi.yaml, the bundled file
 # byte for byte, revalidated with ETag and 304) and the docs page (GET /api/docs) in headless
-# Chromium: it lists the operations, and its "Try it" gets cats.
+# Chromium: it lists the operations with what they enforce (parameters' bounds, body schemas,
+# responses by status, descriptions as Markdown), and its "Try it" gets cats. Then the page renders
+# browser/docs-fixture.json, a hostile document: its markup and javascript: links stay text; and
+# what the demo's document does not have: 3.0 and 3.1 bounds, enum, pattern, array parameters,
+# recursive and looping $refs, additionalProperties: false, deprecation, security.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 start_server
@@ -26,9 +30,62 @@ echo "  (the page is $(stat -c %s "$BODY") bytes)"
 
 report=$(timeout 60 python3 "$TESTS_DIR/browser/docs.py" "$BASE/api/docs" 2>&1 || echo "no report within 60 s")
 echo "  (Chromium: $(shorten "$report"))"
-field() { python3 -c 'import json,sys; r = json.loads(sys.argv[1]); print(eval(sys.argv[2], {}, {"r": r}))' "$1" "$2" 2>/dev/null || echo "no report"; }
+field() { python3 -c 'import json,sys; print(eval(sys.argv[2], {"r": json.loads(sys.argv[1])}))' "$1" "$2" 2>/dev/null || echo "no report"; }
 check_eq "the page lists every operation, by operationId" "adoptCat countCats getClip getEmoji getEmojiStream" \
     "$(field "$report" '" ".join(sorted(r["operations"]))')"
 check_eq "\"Try it\" on getEmoji with count 3: 200" 200 "$(field "$report" 'r["tried"]["status"]')"
 check_eq "... three cats" 3 "$(count_cats "$(field "$report" 'r["tried"]["text"]')")"
 check_contains "... shown on the page" "200" "$(field "$report" 'r["shown"]')"
+
+# What the page shows of the demo's document.
+check_eq "getEmoji's count: in query, an integer, minimum 1, maximum 100" "in query; integer; minimum 1, maximum 100" \
+    "$(field "$report" '"; ".join([(p := r["demo"]["getEmoji"]["parameters"]["count"])["where"], p["type"], ", ".join(p["constraints"])])')"
+check_eq "getEmojiStream's interval_ms: minimum 0, maximum 5000" "integer; minimum 0, maximum 5000" \
+    "$(field "$report" '"; ".join([(p := r["demo"]["getEmojiStream"]["parameters"]["interval_ms"])["type"], ", ".join(p["constraints"])])')"
+check_eq "adoptCat's request body: the Adoption schema, its name required and a string" "application/json: Adoption object; name required string" \
+    "$(field "$report" '"; ".join(t + ": " + s["name"] + " " + s["type"] for t, s in r["demo"]["adoptCat"]["body"].items()) + "; " + " ".join(["name"] + ["required"] * (p := r["demo"]["adoptCat"]["body"]["application/json"]["properties"]["name"])["required"] + [p["type"]])')"
+check_eq "countCats' responses by status, with their content types (413 and 415 from #/components/responses/Problem)" \
+    "200 application/json; 400 application/problem+json text/plain; 413 application/problem+json text/plain; 415 application/problem+json text/plain" \
+    "$(field "$report" '"; ".join(" ".join([status, *response["content"]]) for status, response in r["demo"]["countCats"]["responses"].items())')"
+check_eq "... 200's Census schema: cats and bytes required, integer, format int64" "Census: cats required integer format int64, bytes required integer format int64" \
+    "$(field "$report" '(s := r["demo"]["countCats"]["responses"]["200"]["content"]["application/json"])["name"] + ": " + ", ".join(" ".join([n] + ["required"] * p["required"] + [p["type"], *p["constraints"]]) for n, p in s["properties"].items())')"
+check_eq "getEmoji's 200: Returns \`count\` ... as a code element" "count" \
+    "$(field "$report" '" ".join(r["demo"]["getEmoji"]["responses"]["200"]["code"])')"
+check_eq "no text on the page holds a backtick (the Markdown is rendered)" 0 "$(field "$report" 'r["backticks"]')"
+
+# The fixture: hostile text stays text.
+check_eq "fixture: its markup (<img onerror>, <script>, <b>) made no element" 0 "$(field "$report" 'r["fixture"]["markup"]')"
+check_eq "... and ran nothing (window.pwned unset)" None "$(field "$report" 'r["fixture"]["pwned"]')"
+check_contains "... it is shown as text" "<img src=x onerror=\"window.pwned='img'\">" "$(field "$report" 'r["fixture"]["description"]')"
+check_eq "... the only links: https and relative" "ok https://example.com/a; rel $BASE/api/docs" \
+    "$(field "$report" '"; ".join(" ".join(link) for link in r["fixture"]["links"])')"
+check_contains "... javascript:, JAVASCRIPT: and data: links shown as written" "[x](javascript:window.pwned='link') [up](JAVASCRIPT:window.pwned='up') [data](data:text/html,hi)" \
+    "$(field "$report" 'r["fixture"]["description"]')"
+check_contains "... in a response's description too" "[click](javascript:window.pwned='response')" \
+    "$(field "$report" 'r["fixture"]["operations"]["hostile"]["responses"]["default"]["description"]')"
+check_eq "... **strong**, *em* and _em_, \`code\`; two paragraphs" "strong | em, also em | <b>code</b> | 2" \
+    "$(field "$report" '" | ".join([", ".join(r["fixture"][k]) for k in ("strong", "em", "code")] + [str(r["fixture"]["paragraphs"])])')"
+check_contains "... snake_case and 2*3*4 as written" "snake_case_words and 2*3*4" "$(field "$report" 'r["fixture"]["description"]')"
+
+# The fixture: what the demo's document does not have.
+check_eq "fixture: exclusiveMinimum: true (3.0) with minimum 0" "exclusiveMinimum 0, maximum 10" \
+    "$(field "$report" '", ".join(r["fixture"]["operations"]["plantTree"]["parameters"]["size"]["constraints"])')"
+check_eq "... exclusiveMinimum 0 and exclusiveMaximum 1 (3.1 numbers)" "exclusiveMinimum 0, exclusiveMaximum 1" \
+    "$(field "$report" '", ".join(r["fixture"]["operations"]["plantTree"]["parameters"]["ratio"]["constraints"])')"
+check_eq "... enum and default" 'one of "oak", "elm", default "oak"' \
+    "$(field "$report" '", ".join(r["fixture"]["operations"]["plantTree"]["parameters"]["kind"]["constraints"])')"
+check_eq "... an array parameter: maxItems, style, its items" "array, maxItems 3, style form; items: string, maxLength 8" \
+    "$(field "$report" '", ".join([(p := r["fixture"]["operations"]["plantTree"]["parameters"]["tags"])["type"], *p["constraints"]]) + "; items: " + ", ".join([p["items"]["type"], *p["items"]["constraints"]])')"
+check_eq "... a path-level parameter, required" "in path, required; string, format uuid" \
+    "$(field "$report" '(p := r["fixture"]["operations"]["plantTree"]["parameters"]["id"])["where"] + "; " + ", ".join([p["type"], *p["constraints"]])')"
+check_eq "... the body's Node: name required with lengths and pattern, no other properties" "Node; name required minLength 1, maxLength 20, pattern ^[a-z]+\$; closed True" \
+    "$(field "$report" '(s := r["fixture"]["operations"]["plantTree"]["body"]["application/json"])["name"] + "; name " + "required " * s["properties"]["name"]["required"] + ", ".join(s["properties"]["name"]["constraints"]) + "; closed " + str(s["closed"])')"
+check_eq "... Node inside Node (recursive \$ref): not expanded again" "array of Node (as above)" \
+    "$(field "$report" '(p := r["fixture"]["operations"]["plantTree"]["body"]["application/json"]["properties"]["children"])["type"] + " of " + p["items"]["text"]')"
+check_eq "... a \$ref to #/components/responses/Gone, resolved, and a schema \$ref to itself (Loop) ends" "Gone for good.; application/json Loop" \
+    "$(field "$report" '(g := r["fixture"]["operations"]["plantTree"]["responses"]["410"])["description"] + "; " + " ".join(t + " " + s["name"] for t, s in g["content"].items())')"
+check_eq "... deprecated marked (plantTree), not where it is not (hostile)" "True False" \
+    "$(field "$report" '" ".join(str(r["fixture"]["operations"][o]["deprecated"]) for o in ("plantTree", "hostile"))')"
+check_eq "... the operation's security" "Security: bearer (HTTP bearer) and key (API key in header X-Key) or none" \
+    "$(field "$report" 'r["fixture"]["operations"]["plantTree"]["security"]')"
+check_eq "... else the document's" "Security: key (API key in header X-Key)" "$(field "$report" 'r["fixture"]["operations"]["hostile"]["security"]')"
