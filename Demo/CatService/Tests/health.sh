@@ -37,7 +37,8 @@ request "$BASE/readyz"
 check_eq "and nothing listens" 000 "$STATUS"
 
 echo "--health-port: a listener of their own"
-start_server --health-port 0
+# Its 404 for /api/emoji is the listener's, not getEmoji's: no contract to check there.
+CAT_SERVICE_CONTRACT_CHECK=false start_server --health-port 0
 health=$(grep -m1 'health checks on http://' "$SERVER_OUT" || true)
 check_match "it prints the health listener's address" '^cat-service health checks on http://127\.0\.0\.1:[0-9]+$' "$health"
 HEALTH_BASE=${health#cat-service health checks on }

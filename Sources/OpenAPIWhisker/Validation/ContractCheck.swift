@@ -34,7 +34,9 @@ public struct ContractViolation: Sendable, CustomStringConvertible {
 ///
 /// It sees every response to an operation's path and method, the ones the server makes itself
 /// (a 413 before the handler ran, a 415) as well as the handler's. Requests that are not for an
-/// operation (a 404, the docs page, health checks) are not checked. What HTTP itself answers to
+/// operation (a 404, the docs page, health checks) are not checked, nor what the server answers to
+/// any request (408 for a client too slow, 503 while it shuts down, 413 for a body sent to an
+/// operation that takes none). What HTTP itself answers to
 /// a documented success is allowed where the document does not list it: 206 and 416 to a `Range`
 /// request, 304 and 412 to a conditional one.
 public struct ContractCheck: ResponseStep {
@@ -79,6 +81,7 @@ public struct ContractCheck: ResponseStep {
             ])
             onViolation(violation)
         }
+        if Self.answersAnyRequest(status, operation: operation) { return }
         guard let documented = operation.response(for: status) ?? Self.answeredByHTTP(status, to: request, of: operation) else {
             let listed = operation.responses.keys.sorted().joined(separator: ", ")
             return report(["status \(status) is not documented (documented: \(listed))"])
@@ -97,7 +100,8 @@ public struct ContractCheck: ResponseStep {
             let listed = documented.types.isEmpty ? "none" : documented.listed
             return report(["Content-Type \(contentType) is not documented for \(status) (documented: \(listed))"])
         }
-        guard let schema = match.schema, essence == "application/json" || essence.hasSuffix("+json") else { return }
+        // A 206's body is a part: its type is checked, not its JSON.
+        guard status != 206, let schema = match.schema, essence == "application/json" || essence.hasSuffix("+json") else { return }
         let schemas = operations.schemas
         let check = { @Sendable (bytes: [UInt8]) -> [String] in
             do {
@@ -124,6 +128,13 @@ public struct ContractCheck: ResponseStep {
 }
 
 extension ContractCheck {
+    /// What the server answers to any request, whatever its operation: 408 (the client too slow
+    /// to send its request), 503 (the server shutting down or full), and 413 to a body sent to
+    /// an operation that takes none.
+    static func answersAnyRequest(_ status: Int, operation: DocumentOperations.Operation) -> Bool {
+        status == 408 || status == 503 || (status == 413 && operation.requestBody == nil)
+    }
+
     /// A status that HTTP's own semantics give a documented success, whether or not the document
     /// lists it: 206 and 416 to a `Range` request, 304 and 412 to a conditional one (RFC 9110
     /// §13, §14). Checked as the operation's 200 for its content.
