@@ -29,23 +29,21 @@ enum HTTP1ClientExchange {
         // The body goes out while the response is read: a server may answer before it has read
         // all of it (a 413), and a streamed one is read by the handler as it arrives.
         let upload = Task {
+            // A send that fails is the server closing the connection: what it answered first
+            // (a 413, say) is still read. A body that fails cannot be finished: the server sees
+            // the client leave.
+            guard (try? await pipe.send(headBytes)) != nil, let body else { return }
+            let chunked = bodyLength == nil
             do {
-                try await pipe.send(headBytes)
-                guard let body else { return }
-                let chunked = bodyLength == nil
                 for try await chunk in body where !chunk.isEmpty {
-                    if chunked {
-                        try await pipe.send(Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + [13, 10])
-                    } else {
-                        try await pipe.send(Array(chunk))
-                    }
+                    let framed = chunked ? Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + [13, 10] : Array(chunk)
+                    guard (try? await pipe.send(framed)) != nil else { return }
                 }
-                if chunked { try await pipe.send(Array("0\r\n\r\n".utf8)) }
             } catch {
-                // A body that failed cannot be finished: the server sees the client leave.
                 pipe.disconnect()
                 throw error
             }
+            if chunked { _ = try? await pipe.send(Array("0\r\n\r\n".utf8)) }
         }
         reader.upload = upload
         do {
@@ -59,7 +57,7 @@ enum HTTP1ClientExchange {
         } catch {
             reader.finish()
             // The upload's own failure says more than the closed connection it caused.
-            if case .failure(let uploadError) = await upload.result, !(uploadError is PipeClosedError) { throw uploadError }
+            if case .failure(let uploadError) = await upload.result { throw uploadError }
             throw error
         }
     }
