@@ -1,1 +1,1 @@
-../../Demo/CatService/Sources/CatService/QueryIntegerErrorMiddleware.swift
+../../Demo/CatService/Sources/CatServiceCore/QueryIntegerErrorMiddleware.swift

@@ -1,3 +1,4 @@
+import CatServiceCore
 import Foundation
 import OpenAPIWhisker
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatServiceCore
 import Foundation
 import Logging
 import OpenAPIRuntime
@@ -333,14 +334,9 @@ struct CatServiceCommand: AsyncParsableCommand {
             schemes.append("unix")
         }
         let server = WhiskerServer(configuration: configuration)
-        let transport = WhiskerTransport(server, requestBodyLimits: CatHandler.requestBodyLimits.mapValues { .maximum($0) })
-        let handler = try CatHandler()
-        try handler.registerHandlers(
-            on: transport,
-            serverURL: try Servers.Server1.url(),
-            middlewares: [QueryIntegerErrorMiddleware(), ClipValidatorMiddleware(etag: handler.clipETag)]
-        )
-        try transport.serveDocument(try .catService(), serverURL: try Servers.Server1.url())
+        let transport = CatServiceOperations.transport(on: server)
+        try CatServiceOperations().registerHandlers(on: transport)
+        try transport.serveDocument(try .catService(), serverURL: try CatServiceOperations.serverURL())
         try metrics?.register(on: server)
 
         // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's

@@ -78,13 +78,18 @@ struct CatHandler: APIProtocol {
 }
 
 /// The bundled resource the service needs is missing or unreadable.
-struct MissingResourceError: Error, CustomStringConvertible {
+public struct MissingResourceError: Error, CustomStringConvertible {
     /// The resource's name or path.
-    var name: String
+    public var name: String
     /// What failed while reading it, if it was found.
-    var underlying: (any Error)?
+    public var underlying: (any Error)?
 
-    var description: String {
+    public init(name: String, underlying: (any Error)?) {
+        self.name = name
+        self.underlying = underlying
+    }
+
+    public var description: String {
         if let underlying {
             return "cannot read bundled resource \(name): \(underlying)"
         }
