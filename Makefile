@@ -3,7 +3,7 @@
 #   make deps    install the system packages the build and the tests need (apt-get, only if missing)
 #   make build   build the library and the cat-service demo
 #   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
-#   make test    the layer check, unit and in-process tests, the allocation budget, then the curl tests against the real cat-service binary
+#   make test    the layer check, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary
 #   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport) against Benchmarks/Allocations/Thresholds
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
@@ -42,7 +42,7 @@ DEMO_TEST_BUILD = $(SWIFT) build --package-path $(DEMO) -c $(TEST_CONFIG)
 DEMO_RUN_BUILD = $(SWIFT) build --package-path $(DEMO) --scratch-path $(RUN_SCRATCH) -c $(RUN_CONFIG)
 unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 
-.PHONY: deps build build-lib build-demo run test test-layers test-lib test-budget test-demo clean
+.PHONY: schemathesis deps build build-lib build-demo run test test-layers test-lib test-budget test-demo test-demo-swift clean
 
 # deps: each tool or library is checked first; apt-get runs (update once, then one install) only
 # for what is missing, with sudo only when not root. Debian's systemd package brings
@@ -153,7 +153,13 @@ test-budget-stacks: build-budget
 H2SPEC ?=
 unexport H2SPEC
 
-test-demo: build-demo
+# test-demo-swift: the demo's typed tests (Demo/CatService/Tests/CatServiceTests), every operation
+# through a client generated from openapi.yaml, in process and live over HTTP/1.1 and h2c
+# (WhiskerTesting's WhiskerTestTransport), on the modules build-demo has built.
+test-demo-swift: build-demo
+	$(SWIFT) test --package-path $(DEMO) -c $(TEST_CONFIG)
+
+test-demo: build-demo test-demo-swift
 	H2SPEC="$(abspath $(H2SPEC))" $(DEMO)/Tests/run-all.sh "$$($(DEMO_TEST_BUILD) --show-bin-path)/cat-service"
 
 # clean: every build folder of the library, the demo and the allocation budget.
@@ -200,6 +206,11 @@ FUZZ_TARGETS ?=
 .PHONY: fuzz fuzz-replay
 fuzz: deps
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/fuzz.sh run $(FUZZ_TARGETS)
+
+# schemathesis: a property-based tester (PyPI) drives cat-service from its own document, with
+# --contract-check on; outside `make test` (random requests), bounded to two minutes.
+schemathesis: build-demo
+	bash Scripts/schemathesis.sh $(DEMO)/.build/$(TEST_CONFIG)/cat-service
 
 fuzz-replay: deps
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL Fuzz/fuzz.sh replay $(FUZZ_TARGETS)

@@ -123,6 +123,8 @@ let package = Package(
                 "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "WhiskerProxies", "COpenSSL", "CNGHTTP2",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                // WhiskerTestTransport: a generated Client's ClientTransport, in process or live.
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
         .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
@@ -196,6 +198,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // WhiskerTesting's own: WhiskerTestTransport, in process and live, over HTTP/1.1 and h2c.
+        .testTarget(
+            name: "WhiskerTestingTests",
+            dependencies: [
+                "WhiskerTesting", "WhiskerCore", "WhiskerHTTP2",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

@@ -1,1 +1,1 @@
-../../Demo/CatService/Sources/CatService/CatEvents.swift
+../../Demo/CatService/Sources/CatServiceCore/CatEvents.swift

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The benchmark servers' way to make a `CatHandler`: the same handler code as `cat-service`
-/// (Demo/CatService/Sources/CatService/CatHandler.swift, symlinked here), with the clip read from
+/// (Demo/CatService/Sources/CatServiceCore/CatHandler.swift, symlinked here), with the clip read from
 /// the file named by the `CAT_CLIP` environment variable when it is set (bench.sh points it at
 /// Benchmarks/Shared/clip-1MiB.mp4), or the bundled 325 KB cat.mp4 otherwise.
 extension CatHandler {

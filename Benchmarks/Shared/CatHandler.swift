@@ -1,1 +1,1 @@
-../../Demo/CatService/Sources/CatService/CatHandler.swift
+../../Demo/CatService/Sources/CatServiceCore/CatHandler.swift

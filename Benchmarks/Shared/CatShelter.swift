@@ -1,1 +1,1 @@
-../../Demo/CatService/Sources/CatService/CatShelter.swift
+../../Demo/CatService/Sources/CatServiceCore/CatShelter.swift

@@ -27,7 +27,7 @@ export LC_ALL=C.UTF-8
 
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEMO_DIR=$(cd "$TESTS_DIR/.." && pwd)
-CAT_MP4="$DEMO_DIR/Sources/CatService/Resources/cat.mp4"
+CAT_MP4="$DEMO_DIR/Sources/CatServiceCore/Resources/cat.mp4"
 SCRIPT_NAME=$(basename "$0")
 
 CAT_SERVICE=${CAT_SERVICE:-${1:-}}

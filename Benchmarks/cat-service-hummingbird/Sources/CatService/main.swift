@@ -79,8 +79,7 @@ if let tlsCert, let tlsKey {
 let router = Router()
 try CatHandler.forBenchmark().registerHandlers(
     on: router,
-    serverURL: try Servers.Server1.url(),
-    middlewares: [QueryIntegerErrorMiddleware()]
+    serverURL: try Servers.Server1.url()
 )
 let app = Application(
     router: router,

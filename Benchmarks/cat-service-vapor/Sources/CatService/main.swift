@@ -22,8 +22,7 @@ app.http.server.configuration.responseCompression = .enabled
 
 try CatHandler.forBenchmark().registerHandlers(
     on: VaporTransport(routesBuilder: app),
-    serverURL: try Servers.Server1.url(),
-    middlewares: [QueryIntegerErrorMiddleware()]
+    serverURL: try Servers.Server1.url()
 )
 print("cat-service-vapor listening on http://127.0.0.1:\(port)")
 do {

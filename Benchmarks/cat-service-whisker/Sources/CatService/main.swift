@@ -2,7 +2,9 @@
 //
 // HTTP/1.1 and h2c (prior knowledge) on PORT by default (CAT_H2C=1, which the Hummingbird
 // server needs for h2c, changes nothing here). With CAT_TLS_CERT=PEM CAT_TLS_KEY=PEM it serves
-// HTTPS only on PORT, ALPN h2 or http/1.1.
+// HTTPS only on PORT, ALPN h2 or http/1.1. With CAT_VALIDATION=1 it checks each request against
+// the document (openapi.yaml beside this file) before the handler runs, as cat-service does by
+// default: bench.sh's `whisker-validating`, to measure what that costs.
 import Foundation
 import Logging
 import OpenAPIRuntime
@@ -28,10 +30,15 @@ if let certificate = environment["CAT_TLS_CERT"], let key = environment["CAT_TLS
     configuration.https = .init(port: port, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))
 }
 let server = WhiskerServer(configuration: configuration)
+let transport = if environment["CAT_VALIDATION"] == "1" {
+    try WhiskerTransport(server, validatingAgainst: OpenAPIDocument(yaml: Array(try Data(contentsOf: URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().appendingPathComponent("openapi.yaml")))))
+} else {
+    WhiskerTransport(server)
+}
 try CatHandler.forBenchmark().registerHandlers(
-    on: WhiskerTransport(server),
-    serverURL: try Servers.Server1.url(),
-    middlewares: [QueryIntegerErrorMiddleware()]
+    on: transport,
+    serverURL: try Servers.Server1.url()
 )
 let scheme = configuration.https == nil ? "http" : "https"
 try await server.run(onListening: { addresses in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatServiceCore
 import Foundation
 import Logging
 import OpenAPIRuntime
@@ -345,25 +346,17 @@ struct CatServiceCommand: AsyncParsableCommand {
                 + implied.filter(\.servesOnlyHealthChecks)
             schemes.append("unix")
         }
-        let document = try OpenAPIDocument.catService()
+        let document = try CatServiceOperations.document()
         if settings.contractCheck {
             let registry = metrics?.registry
-            configuration.responseSteps.append(try ContractCheck(document, serverURL: try Servers.Server1.url(), logger: logger) { violation in
+            configuration.responseSteps.append(try ContractCheck(document, serverURL: try CatServiceOperations.serverURL(), logger: logger) { violation in
                 registry?.makeCounter(name: "openapi_contract_violations_total", labels: [("operation", violation.operationID)]).increment()
             })
         }
         let server = WhiskerServer(configuration: configuration)
-        let limits = CatHandler.requestBodyLimits.mapValues { RequestBodyLimit.maximum($0) }
-        let transport = settings.validation
-            ? try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: document)
-            : WhiskerTransport(server, requestBodyLimits: limits)
-        let handler = try CatHandler()
-        try handler.registerHandlers(
-            on: transport,
-            serverURL: try Servers.Server1.url(),
-            middlewares: [ClipValidatorMiddleware(etag: handler.clipETag)]
-        )
-        try transport.serveDocument(document, serverURL: try Servers.Server1.url())
+        let transport = try CatServiceOperations.transport(on: server, validating: settings.validation)
+        try CatServiceOperations().registerHandlers(on: transport)
+        try transport.serveDocument(document, serverURL: try CatServiceOperations.serverURL())
         try metrics?.register(on: server)
 
         // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's

@@ -1,5 +1,5 @@
 import Foundation
-import OpenAPIWhisker
+public import OpenAPIWhisker
 
 extension OpenAPIDocument {
     /// The CatService's own document, bundled, as written.

@@ -1,6 +1,5 @@
 import Foundation
 import OpenAPIRuntime
-import Whisker
 
 /// The CatService's operations, as the generated `APIProtocol` asks for them.
 struct CatHandler: APIProtocol {
@@ -72,7 +71,7 @@ struct CatHandler: APIProtocol {
         guard !range.contains(value) else { return nil }
         let detail = "query parameter \(name): must be between \(range.lowerBound) and \(range.upperBound), got \(value)"
         return .init(body: .application_problem_plus_json(.init(
-            _type: "about:blank", title: "Bad Request", status: 400, detail: detail, requestId: RequestContext.current?.requestID
+            _type: "about:blank", title: "Bad Request", status: 400, detail: detail
         )))
     }
 
@@ -84,13 +83,18 @@ struct CatHandler: APIProtocol {
 }
 
 /// The bundled resource the service needs is missing or unreadable.
-struct MissingResourceError: Error, CustomStringConvertible {
+public struct MissingResourceError: Error, CustomStringConvertible {
     /// The resource's name or path.
-    var name: String
+    public var name: String
     /// What failed while reading it, if it was found.
-    var underlying: (any Error)?
+    public var underlying: (any Error)?
 
-    var description: String {
+    public init(name: String, underlying: (any Error)?) {
+        self.name = name
+        self.underlying = underlying
+    }
+
+    public var description: String {
         if let underlying {
             return "cannot read bundled resource \(name): \(underlying)"
         }

@@ -1,1 +1,0 @@
-../../Demo/CatService/Sources/CatService/QueryIntegerErrorMiddleware.swift

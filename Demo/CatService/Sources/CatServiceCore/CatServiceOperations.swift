@@ -1,0 +1,68 @@
+public import Foundation
+public import OpenAPIRuntime
+public import OpenAPIWhisker
+public import WhiskerCore
+
+/// The CatService's operations, ready to serve: what `cat-service` registers on its server, and
+/// what its tests (Tests/CatServiceTests) call through a client generated from the same document.
+///
+/// The server code swift-openapi-generator makes from openapi.yaml (`APIProtocol`, `Operations`,
+/// `Components`, `Servers`) stays internal to this module, behind this type: a test target that
+/// generates its own client (and so its own `Operations` and `Components`) imports both without
+/// their names clashing.
+///
+///     let server = WhiskerServer(configuration: ...)
+///     let transport = CatServiceOperations.transport(on: server)
+///     try CatServiceOperations().registerHandlers(on: transport)
+public struct CatServiceOperations: Sendable {
+    let handler: CatHandler
+
+    /// The operations, serving the clip bundled with this module (`cat.mp4`).
+    /// - Throws: ``MissingResourceError`` if the clip is missing from the bundle or unreadable.
+    public init() throws {
+        handler = try CatHandler()
+    }
+
+    /// The operations, serving `clip` as `GET /clip`.
+    public init(clip: ArraySlice<UInt8>) {
+        handler = CatHandler(clip: clip)
+    }
+
+    /// The bytes `GET /clip` answers.
+    public var clip: ArraySlice<UInt8> { handler.clip }
+
+    /// The strong entity tag `GET /clip` answers with.
+    public var clipETag: String { handler.clipETag }
+
+    /// The document's server URL, `http://localhost:8080/api`: its path, `/api`, is where the
+    /// operations are registered.
+    public static func serverURL() throws -> URL {
+        try Servers.Server1.url()
+    }
+
+    /// The document the operations were generated from, as bundled: what `cat-service` serves,
+    /// validates requests against, and checks its responses against.
+    /// - Throws: ``MissingResourceError`` if the bundled `openapi.yaml` is missing.
+    public static func document() throws -> OpenAPIDocument {
+        try .catService()
+    }
+
+    /// A transport on `server` with the request body limits of the two uploads (64 MiB for
+    /// `POST /api/census`, 1 KiB for `POST /api/adopt`) that checks each request against the
+    /// document before its handler runs, unless `validating` is `false`.
+    public static func transport(on server: WhiskerServer, validating: Bool = true) throws -> WhiskerTransport {
+        let limits = CatHandler.requestBodyLimits.mapValues { RequestBodyLimit.maximum($0) }
+        guard validating else { return WhiskerTransport(server, requestBodyLimits: limits) }
+        return try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: document())
+    }
+
+    /// Registers every operation on `transport` under `serverURL` (the document's by default),
+    /// with the clip's `ETag` middleware.
+    public func registerHandlers(on transport: any ServerTransport, serverURL: URL? = nil) throws {
+        try handler.registerHandlers(
+            on: transport,
+            serverURL: try serverURL ?? Self.serverURL(),
+            middlewares: [ClipValidatorMiddleware(etag: handler.clipETag)]
+        )
+    }
+}
