@@ -48,5 +48,6 @@ let package = Package(
         fuzzTarget("FuzzHTTP2Session", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore"]),
         fuzzTarget("FuzzHTTP1Connection", ["WhiskerHTTP", "WhiskerCore"]),
         fuzzTarget("FuzzHTTP2Connection", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore"]),
+        fuzzTarget("FuzzDocumentReaders", ["OpenAPIWhisker"]),
     ]
 )

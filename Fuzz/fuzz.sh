@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 if ! command -v swift >/dev/null; then export PATH="$PATH:/opt/swift/usr/bin"; fi
 
-ALL_TARGETS=(FuzzHTTP1Parser FuzzRouter FuzzH2CUpgrade FuzzByteRanges FuzzHTTP2Session FuzzHTTP1Connection FuzzHTTP2Connection)
+ALL_TARGETS=(FuzzHTTP1Parser FuzzRouter FuzzH2CUpgrade FuzzByteRanges FuzzHTTP2Session FuzzHTTP1Connection FuzzHTTP2Connection FuzzDocumentReaders)
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-5}"
 FUZZ_RSS_MB="${FUZZ_RSS_MB:-2048}"

@@ -319,6 +319,19 @@ def dictionary(name, tokens):
             f.write(f'"{escaped}"\n')
 
 
+# FuzzDocumentReaders: a selector byte (even: a JSON body; odd: a YAML document), then the text.
+DOCUMENTS = [
+    ("json-valid", b"\x00" + b'{"name":"tom","age":3,"tags":["a","b"],"next":{"name":"kit"},"map":{"x":true}}'),
+    ("json-violations", b"\x00" + b'{"name":"Tom!","age":-1.5,"ratio":0,"kind":"cow","tags":["a","a"],"extra":1,"next":{}}'),
+    ("json-escapes", b"\x02" + b'["\\u00e9\\ud83d\\ude3a\\n", -0.5e-3, 1e400, 12345678901234567890, true, null]'),
+    ("json-deep", b"\x00" + b"[" * 130 + b"]" * 130),
+    ("json-bad", b"\x00" + b'{"a":1,}'),
+    ("yaml-openapi", b"\x01" + b"openapi: '3.1.0'\ninfo:\n  title: \"T \\u263A\"\n  description: >-\n    folded\n    text\npaths:\n  /x:\n    get:\n      parameters:\n        - name: n\n          in: query\n          schema: {type: integer, minimum: 1}\n      tags: [a, 'b, c']\n      list:\n      - x\n      - y: 1\n        z: |\n          kept\n"),
+    ("yaml-anchor", b"\x01" + b"a: &x 1\nb: *x\n"),
+    ("yaml-flow", b"\x03" + b"a: {b: [1, {c: d}], 'e': \"f\"}\n"),
+]
+
+
 if __name__ == "__main__":
     write("FuzzHTTP1Parser", [(name, h1(limits, cut, wire)) for name, limits, cut, wire in H1])
     write("FuzzRouter", ROUTER)
@@ -332,5 +345,6 @@ if __name__ == "__main__":
     dictionary("FuzzHTTP2Session", H2_DICT)
     write("FuzzHTTP1Connection", H1_CONNECTION)
     write("FuzzHTTP2Connection", H2_CONNECTION)
+    write("FuzzDocumentReaders", DOCUMENTS)
     dictionary("FuzzHTTP1Connection", H1_DICT + ["/gate", "/stream", "/events"])
     dictionary("FuzzHTTP2Connection", H2_DICT + [b"/gate", b"/stream", b"/events"])

@@ -246,7 +246,7 @@ struct JSONReader {
         }
         let text = String(decoding: bytes[start..<at], as: UTF8.self)
         if isInteger, let value = Int64(text) { return .integer(value) }
-        guard let value = Double(text) else { throw error("a number out of range") }
+        guard let value = Double(text), value.isFinite else { throw error("a number out of range") }
         return .number(value)
     }
 
