@@ -330,6 +330,11 @@ DOCUMENTS = [
     ("yaml-anchor", b"\x01" + b"a: &x 1\nb: *x\n"),
     ("yaml-flow", b"\x03" + b"a: {b: [1, {c: d}], 'e': \"f\"}\n"),
 ]
+DOCUMENTS_DICT = [
+    '"name"', '"age"', '"ratio"', '"kind"', '"tags"', '"next"', '"any"', '"one"', '"not"', '"map"', '"cat"',
+    "true", "false", "null", "\\u", "\\ud83d", "\\ude3a", "1e308", "-0.5", "{", "}", "[", "]", ":", ",",
+    ": ", "- ", "|-", ">+", "&a", "*a", "!!str", "'", '"', "#", "\n  ", "{a: [b, c]}", "~",
+]
 
 
 if __name__ == "__main__":
@@ -346,5 +351,6 @@ if __name__ == "__main__":
     write("FuzzHTTP1Connection", H1_CONNECTION)
     write("FuzzHTTP2Connection", H2_CONNECTION)
     write("FuzzDocumentReaders", DOCUMENTS)
+    dictionary("FuzzDocumentReaders", DOCUMENTS_DICT)
     dictionary("FuzzHTTP1Connection", H1_DICT + ["/gate", "/stream", "/events"])
     dictionary("FuzzHTTP2Connection", H2_DICT + [b"/gate", b"/stream", b"/events"])
