@@ -208,21 +208,7 @@ final class SocketPipe: ClientPipe, @unchecked Sendable {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "whisker.test-transport.connect").async {
                 continuation.resume(with: Result { () throws -> SocketPipe in
-                    let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                    guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
-                    var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
-                    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-                    var one: Int32 = 1
-                    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                    let result = try address.withSockAddr { (pointer, length) throws(SocketError) -> Int32 in
-                        Glibc.connect(fd, pointer, length)
-                    }
-                    guard result == 0 else {
-                        let code = errno
-                        Glibc.close(fd)
-                        throw SocketError(call: "connect(\(address))", code: code)
-                    }
-                    return SocketPipe(fd: fd)
+                    SocketPipe(fd: try connectedSocket(to: address, timeout: timeout, noDelay: true))
                 })
             }
         }

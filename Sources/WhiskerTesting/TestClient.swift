@@ -52,19 +52,7 @@ public final class TestClient: @unchecked Sendable {
     public static func connect(to address: SocketAddress, timeout: Duration = .seconds(10), tls: TestTLSOptions? = nil, preamble: [UInt8] = []) async throws -> TestClient {
         let queue = DispatchQueue(label: "whisker.test-client")
         return try await onQueue(queue) {
-            let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
-            var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            let result = try address.withSockAddr { (pointer, length) throws(SocketError) -> Int32 in
-                Glibc.connect(fd, pointer, length)
-            }
-            guard result == 0 else {
-                let code = errno
-                Glibc.close(fd)
-                throw SocketError(call: "connect(\(address))", code: code)
-            }
+            let fd = try connectedSocket(to: address, timeout: timeout, sendTimeout: true)
             do {
                 var sent = 0
                 while sent < preamble.count {
@@ -351,4 +339,27 @@ extension StringProtocol {
         while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
         return String(slice)
     }
+}
+
+/// A blocking TCP socket connected to `address`, whose receives (and sends, if `sendTimeout`) give
+/// up after `timeout`; closed again if the connection is refused.
+func connectedSocket(to address: SocketAddress, timeout: Duration, sendTimeout: Bool = false, noDelay: Bool = false) throws -> Int32 {
+    let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
+    var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    if sendTimeout { setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size)) }
+    if noDelay {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+    let result = try address.withSockAddr { (pointer, length) throws(SocketError) -> Int32 in
+        Glibc.connect(fd, pointer, length)
+    }
+    guard result == 0 else {
+        let code = errno
+        Glibc.close(fd)
+        throw SocketError(call: "connect(\(address))", code: code)
+    }
+    return fd
 }

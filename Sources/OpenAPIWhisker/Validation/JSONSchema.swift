@@ -263,24 +263,20 @@ extension SchemaSet {
     }
 
     /// The types a schema at `index` allows, if it says (following a `$ref`).
-    func types(of index: Int) -> Set<String>? {
-        var node = nodes[index]
-        var hops = 0
-        while node.types == nil, let reference = node.reference, hops < 16 {
-            node = nodes[reference]
-            hops += 1
-        }
-        return node.types
-    }
+    func types(of index: Int) -> Set<String>? { followingReferences(index) { $0.types } }
 
-    func itemSchema(of index: Int) -> Int? {
+    /// The schema of the items of the array schema at `index` (following a `$ref`).
+    func itemSchema(of index: Int) -> Int? { followingReferences(index) { $0.items } }
+
+    /// What `keyword` gives for the schema at `index`, or for the one its `$ref` points at.
+    private func followingReferences<T>(_ index: Int, _ keyword: (Node) -> T?) -> T? {
         var node = nodes[index]
-        var hops = 0
-        while node.items == nil, let reference = node.reference, hops < 16 {
+        for _ in 0..<16 {
+            if let value = keyword(node) { return value }
+            guard let reference = node.reference else { return nil }
             node = nodes[reference]
-            hops += 1
         }
-        return node.items
+        return nil
     }
 
     private static func escaped(_ token: String) -> String {

@@ -1,3 +1,5 @@
+import WhiskerCore
+
 /// A JSON value, as request validation reads a body and the document's schemas: integers apart
 /// from other numbers (JSON Schema's `integer` is a number without a fraction), object members in
 /// their order.
@@ -80,23 +82,7 @@ enum JSONValue: Sendable, Equatable {
     }
 
     /// `value` as a JSON string literal.
-    static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ value: String) -> String { ProblemDetails.quoted(value) }
 }
 
 /// Why a text is not JSON, and where.

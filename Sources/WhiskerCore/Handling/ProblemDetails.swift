@@ -81,7 +81,7 @@ public struct ProblemDetails: Sendable, Equatable {
     }
 
     /// `value` as a JSON string.
-    static func quoted(_ value: String) -> String {
+    package static func quoted(_ value: String) -> String {
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {
