@@ -69,6 +69,8 @@ let package = Package(
             name: "OpenAPIWhisker",
             dependencies: [
                 "WhiskerCore",
+                // The client certificate a mutualTLS security scheme authenticates.
+                "WhiskerSockets",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

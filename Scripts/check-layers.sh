@@ -21,7 +21,7 @@ allowed = {
     "WhiskerCore": {"WhiskerHTTP", "WhiskerSockets", "HTTPTypes", "Logging"},
     "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging"},
     "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging"},
-    "OpenAPIWhisker": {"WhiskerCore", "OpenAPIRuntime", "HTTPTypes", "Logging"},
+    "OpenAPIWhisker": {"WhiskerCore", "WhiskerSockets", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
     "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes"},

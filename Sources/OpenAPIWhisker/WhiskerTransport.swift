@@ -71,15 +71,23 @@ public struct WhiskerTransport: ServerTransport {
     ///   - document: The document the handlers were generated from.
     ///   - invalidRequestStatus: The status of a request the document does not allow: `400` by
     ///     default; `422` (`.unprocessableContent`) if you prefer.
+    ///   - authenticators: One ``Authenticator`` per security scheme of the document
+    ///     (`components.securitySchemes`), by name. Given, each operation's `security` (or the
+    ///     document's) is checked before anything else: alternatives (any one admits), each naming
+    ///     schemes that must all accept their credential, with the scopes the ``Principal`` must
+    ///     hold. No credential, or one refused: `401` with `WWW-Authenticate` for the `http`
+    ///     schemes; authenticated without a required scope: `403`; both as problem details that
+    ///     name schemes, never credentials. The handler reads ``Principal/current``. Empty (the
+    ///     default): security requirements are not checked.
     /// - Throws: ``DocumentError`` if the document cannot be read or a schema in it cannot be used
     ///   (a `pattern` this platform's regular expressions do not read, a `$ref` outside it).
     public init(
         _ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:], validatingAgainst document: OpenAPIDocument,
-        invalidRequestStatus: HTTPResponse.Status = .badRequest
+        invalidRequestStatus: HTTPResponse.Status = .badRequest, authenticators: [String: Authenticator] = [:]
     ) throws(DocumentError) {
         self.server = server
         self.requestBodyLimits = requestBodyLimits
-        self.validation = RequestValidation(operations: try DocumentOperations(document), status: invalidRequestStatus)
+        self.validation = RequestValidation(operations: try DocumentOperations(document), status: invalidRequestStatus, authenticators: authenticators)
     }
 
     public func register(
@@ -93,10 +101,11 @@ public struct WhiskerTransport: ServerTransport {
         let invalidRequestStatus = validation?.status ?? .badRequest
         try server.register(method: method, path: path, maxRequestBodySize: limit) { request in
             var requestBody = request.body
+            var principal: Principal?
             if let validator {
                 switch try await validator.validate(request, status: invalidRequestStatus, logger: logger) {
                 case .answer(let response): return response
-                case .proceed(let body): requestBody = body
+                case .proceed(let body, let admitted): (requestBody, principal) = (body, admitted)
                 }
             }
             var parameters: [String: Substring] = [:]
@@ -105,7 +114,12 @@ public struct WhiskerTransport: ServerTransport {
                 HTTPBody(body, length: body.length.map { .known($0) } ?? .unknown, iterationBehavior: .single)
             }
             do {
-                let (response, responseBody) = try await handler(request.head, body, ServerRequestMetadata(pathParameters: parameters))
+                let metadata = ServerRequestMetadata(pathParameters: parameters)
+                let (response, responseBody) = if let principal {
+                    try await Principal.$current.withValue(principal) { try await handler(request.head, body, metadata) }
+                } else {
+                    try await handler(request.head, body, metadata)
+                }
                 return Response(head: response, body: try await ResponseBody.collectingSmall(responseBody))
             } catch {
                 // A body the connection refused (and answered) while the generated code read it, or

@@ -46,6 +46,8 @@ struct DocumentOperations: Sendable {
         let requestBodyRequired: Bool
         /// Responses by status (`200`, `4XX`, `default`).
         let responses: [String: MediaTypes]
+        /// Its `security` (or the document's), `nil` when neither says.
+        let security: SecurityRequirements?
 
         /// The documented response for `status`: exact, then its class (`4XX`), then `default`.
         func response(for status: Int) -> MediaTypes? {
@@ -79,6 +81,10 @@ struct DocumentOperations: Sendable {
     init(root: JSONValue) throws(DocumentError) {
         var schemas = SchemaSet(document: root)
         var operations: [Operation] = []
+        var schemes: [String: SecurityScheme] = [:]
+        for (name, scheme) in root["components"]?["securitySchemes"]?.members ?? [] {
+            schemes[name] = try SecurityScheme(name: name, try Self.resolved(scheme, in: root))
+        }
         for (path, item) in root["paths"]?.members ?? [] {
             let item = try Self.resolved(item, in: root)
             let shared = item["parameters"]?.array ?? []
@@ -115,14 +121,29 @@ struct DocumentOperations: Sendable {
                     let response = try Self.resolved(response, in: root)
                     responses[status.uppercased()] = try Self.mediaTypes(response["content"], at: "\(location)/responses/\(status)", schemas: &schemas)
                 }
+                let security = try (operation["security"] ?? root["security"]).map { value throws(DocumentError) in
+                    try Self.requirements(value, schemes: schemes, at: location)
+                }
                 operations.append(Operation(
                     id: operation["operationId"]?.string ?? "\(method.uppercased()) \(path)", method: method.uppercased(), path: path,
-                    parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses
+                    parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses,
+                    security: security
                 ))
             }
         }
         self.schemas = schemas
         self.operations = operations
+    }
+
+    /// A `security` value: alternatives (an array) of requirements (objects: scheme name to scopes).
+    private static func requirements(_ value: JSONValue, schemes: [String: SecurityScheme], at location: String) throws(DocumentError) -> SecurityRequirements {
+        guard let alternatives = value.array else { throw DocumentError("\(location)/security is not an array") }
+        return SecurityRequirements(alternatives: try alternatives.map { alternative throws(DocumentError) in
+            try alternative.members.map { (name, scopes) throws(DocumentError) in
+                guard let scheme = schemes[name] else { throw DocumentError("\(location)/security names \(name), which components.securitySchemes does not define") }
+                return SecurityRequirements.Requirement(scheme: scheme, scopes: scopes.array?.compactMap(\.string) ?? [])
+            }
+        })
     }
 
     private static func mediaTypes(_ content: JSONValue?, at location: String, schemas: inout SchemaSet) throws(DocumentError) -> MediaTypes {

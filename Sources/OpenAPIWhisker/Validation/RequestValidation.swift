@@ -2,20 +2,32 @@ import HTTPTypes
 import Logging
 import WhiskerCore
 
-/// What a ``WhiskerTransport`` made with ``WhiskerTransport/init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:)``
+/// What a ``WhiskerTransport`` made with ``WhiskerTransport/init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:)``
 /// checks before a handler runs: the operation's parameters (path, query, header, cookie), the
 /// request's media type and its JSON body, against the document's schemas.
 struct RequestValidation: Sendable {
     let operations: DocumentOperations
     let status: HTTPResponse.Status
+    /// One per security scheme; none: security requirements are not checked.
+    let authenticators: [String: Authenticator]
 
     /// The checks for the operation registered as `method` `path`.
-    /// - Throws: ``DocumentError`` if the document has no such operation.
+    /// - Throws: ``DocumentError`` if the document has no such operation, or its security
+    ///   requirements name a scheme without an authenticator (when there are authenticators).
     func validator(method: HTTPRequest.Method, path: String) throws(DocumentError) -> RequestValidator {
         guard let operation = operations.operation(method: method.rawValue, registeredPath: path) else {
             throw DocumentError("\(method.rawValue) \(path) is registered, but the document validated against has no such operation")
         }
-        return RequestValidator(operation: operation, schemas: operations.schemas)
+        guard !authenticators.isEmpty, let security = operation.security else {
+            return RequestValidator(operation: operation, schemas: operations.schemas, security: nil)
+        }
+        for requirement in security.alternatives.joined() where authenticators[requirement.scheme.name] == nil {
+            throw DocumentError("\(operation.id) requires the security scheme \(requirement.scheme.name), which has no authenticator")
+        }
+        let authenticators = authenticators
+        return RequestValidator(operation: operation, schemas: operations.schemas, security: (security, { scheme, credential in
+            try await authenticators[scheme.name]!(credential)
+        }))
     }
 }
 
@@ -23,7 +35,7 @@ extension RequestValidator {
     /// The outcome of checking one request: go on with `body` (the same body, or the JSON one
     /// read to check it, in memory), or answer `response` instead.
     enum Outcome {
-        case proceed(RequestBody?)
+        case proceed(RequestBody?, Principal?)
         case answer(Response)
     }
 
@@ -31,6 +43,22 @@ extension RequestValidator {
     /// other body is left to stream to the handler.
     /// - Throws: ``RequestBodyError`` when reading the JSON body fails (too large, the client left).
     func validate(_ request: Request, status: HTTPResponse.Status, logger: Logger) async throws -> Outcome {
+        var principal: Principal?
+        if let (requirements, authenticate) = security {
+            // Never a credential in the answer or the log: the schemes' names only.
+            switch try await requirements.check(request.head, tls: RequestContext.current?.tls, authenticate: authenticate) {
+            case .admitted(let admitted):
+                principal = admitted
+            case .unauthenticated(let detail, let challenges):
+                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "401", "error": "\(detail)"])
+                var fields = HTTPFields()
+                for challenge in challenges { fields.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
+                return .answer(ProblemDetails(status: .unauthorized, detail: detail).response(to: request.head, fields: fields))
+            case .forbidden(let detail):
+                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "403", "error": "\(detail)"])
+                return .answer(ProblemDetails(status: .forbidden, detail: detail).response(to: request.head))
+            }
+        }
         var violations = parameterViolations(of: request.head, pathParameters: request.pathParameters)
         var body = request.body
         if let declared = operation.requestBody {
@@ -66,7 +94,7 @@ extension RequestValidator {
             ])
             return .answer(Self.problem(violations, status: status, request: request.head))
         }
-        return .proceed(body)
+        return .proceed(body, principal)
     }
 
     /// Every violation in one answer: problem details whose `errors` name each parameter (`in`,

@@ -5,6 +5,8 @@ import WhiskerCore
 struct RequestValidator: Sendable {
     let operation: DocumentOperations.Operation
     let schemas: SchemaSet
+    /// The operation's security requirements and how to authenticate a credential, when checked.
+    let security: (SecurityRequirements, @Sendable (SecurityScheme, Credential) async throws -> Principal?)?
 
     /// Every parameter the request lacks or gives a value the document does not allow.
     func parameterViolations(of head: HTTPRequest, pathParameters: PathParameters) -> [Violation] {
@@ -78,7 +80,7 @@ struct RequestValidator: Sendable {
         }
     }
 
-    private static func cookies(in fields: [String]) -> [(name: Substring, value: Substring)] {
+    static func cookies(in fields: [String]) -> [(name: Substring, value: Substring)] {
         fields.flatMap { $0.split(separator: ";") }.compactMap { pair in
             let pair = pair.trimmingSpaces
             guard let equals = pair.firstIndex(of: "=") else { return nil }

@@ -1,0 +1,48 @@
+public import WhiskerSockets
+
+/// What a request presents for one of the document's security schemes, as the scheme says where
+/// to find it. An ``Authenticator`` gets it and decides who, if anyone, it stands for.
+public enum Credential: Sendable, Equatable {
+    /// `http` `bearer` (and `oauth2`, `openIdConnect`): the token after `Authorization: Bearer`.
+    case bearer(String)
+    /// `http` `basic`: the user and password of `Authorization: Basic`.
+    case basic(user: String, password: String)
+    /// `apiKey`: the key from the header, query parameter or cookie the scheme names.
+    case apiKey(String)
+    /// `mutualTLS`: the client certificate the TLS handshake verified against the configured CAs.
+    case clientCertificate(ClientCertificate)
+}
+
+/// Who a request is, once an ``Authenticator`` has accepted its credential: a name (for your
+/// handlers and your own logs; Whisker logs none of it) and the scopes it holds, which the
+/// document's requirements (`security: [{scheme: [scope, ...]}]`) are checked against.
+///
+/// The handler of an operation with security requirements reads it as ``current``:
+///
+///     func getReport(_ input: Operations.getReport.Input) async throws -> Operations.getReport.Output {
+///         let reader = Principal.current!.name
+public struct Principal: Sendable, Equatable {
+    /// Who it is: a user name, a client's id.
+    public var name: String
+    /// The scopes it holds.
+    public var scopes: Set<String>
+
+    public init(name: String, scopes: Set<String> = []) {
+        self.name = name
+        self.scopes = scopes
+    }
+
+    /// The principal of the request being handled, for operations with security requirements.
+    @TaskLocal public static var current: Principal?
+}
+
+/// Checks one security scheme's credential: the principal it stands for, or `nil` to refuse it
+/// (401). Throwing fails the request (500, logged without the credential).
+///
+///     let authenticators: [String: Authenticator] = [
+///         "apiKey": { credential in
+///             guard case .apiKey(let key) = credential, key == expected else { return nil }
+///             return Principal(name: "reporter", scopes: ["reports:read"])
+///         },
+///     ]
+public typealias Authenticator = @Sendable (Credential) async throws -> Principal?
