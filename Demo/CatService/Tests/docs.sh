@@ -31,7 +31,7 @@ echo "  (the page is $(stat -c %s "$BODY") bytes)"
 report=$(timeout 60 python3 "$TESTS_DIR/browser/docs.py" "$BASE/api/docs" 2>&1 || echo "no report within 60 s")
 echo "  (Chromium: $(shorten "$report"))"
 field() { python3 -c 'import json,sys; print(eval(sys.argv[2], {"r": json.loads(sys.argv[1])}))' "$1" "$2" 2>/dev/null || echo "no report"; }
-check_eq "the page lists every operation, by operationId" "adoptCat countCats getClip getEmoji getEmojiStream" \
+check_eq "the page lists every operation, by operationId" "adoptCat countCats getClip getEmoji getEmojiStream getShelterReport" \
     "$(field "$report" '" ".join(sorted(r["operations"]))')"
 check_eq "\"Try it\" on getEmoji with count 3: 200" 200 "$(field "$report" 'r["tried"]["status"]')"
 check_eq "... three cats" 3 "$(count_cats "$(field "$report" 'r["tried"]["text"]')")"

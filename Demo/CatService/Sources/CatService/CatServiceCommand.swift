@@ -25,6 +25,7 @@ struct CatServiceCommand: AsyncParsableCommand {
               POST /api/census        count the cats in a text (up to 64 MiB; gzip or deflate
                                       accepted), JSON
               POST /api/adopt         {"name": "..."} (up to 1 KiB): 201 and a welcome, JSON
+              GET /api/report         adoptions so far, JSON, for a bearer --report-token
               GET /api/openapi.yaml   the OpenAPI document (and /api/openapi.json), with ETag
               GET /api/docs           a page listing the operations, with "Try it"
               GET /metrics            with --metrics: request metrics, Prometheus text format
@@ -273,6 +274,18 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var corsOrigins: [String] = []
 
+    @Option(
+        name: .customLong("report-token"),
+        help: ArgumentHelp("A bearer token that may read GET /api/report (it holds reports:read); repeat for more. Never logged; prefer the environment variable, which ps does not show. (default: none, so the report answers 401; env: CAT_SERVICE_REPORT_TOKENS, comma-separated)", valueName: "token")
+    )
+    var reportTokens: [String] = []
+
+    @Option(
+        name: .customLong("visitor-token"),
+        help: ArgumentHelp("A bearer token that is known but holds no scope: GET /api/report answers it 403; repeat for more. (default: none; env: CAT_SERVICE_VISITOR_TOKENS, comma-separated)", valueName: "token")
+    )
+    var visitorTokens: [String] = []
+
     @Flag(
         name: .customLong("cors-credentials"),
         help: "Let --cors-origin pages send cookies and HTTP authentication (Access-Control-Allow-Credentials; not with *). (default: off; env: CAT_SERVICE_CORS_CREDENTIALS=true|false)"
@@ -354,7 +367,9 @@ struct CatServiceCommand: AsyncParsableCommand {
             })
         }
         let server = WhiskerServer(configuration: configuration)
-        let transport = try CatServiceOperations.transport(on: server, validating: settings.validation)
+        let transport = try CatServiceOperations.transport(
+            on: server, validating: settings.validation, reportTokens: settings.reportTokens, visitorTokens: settings.visitorTokens
+        )
         try CatServiceOperations().registerHandlers(on: transport)
         try transport.serveDocument(document, serverURL: try CatServiceOperations.serverURL())
         try metrics?.register(on: server)

@@ -28,6 +28,9 @@ struct Settings {
     var validation: Bool
     /// Responses checked against the document, violations logged and counted.
     var contractCheck: Bool
+    /// Bearer tokens for GET /api/report: with reports:read, and known without it.
+    var reportTokens: Set<String>
+    var visitorTokens: Set<String>
     var logLevel: Logger.Level
     var workers = IOWorkerGroup.defaultCount
     var limits = WhiskerServer.Limits()
@@ -62,6 +65,8 @@ struct Settings {
         requestDecompression = try command.requestDecompression ?? variables.bool("CAT_SERVICE_REQUEST_DECOMPRESSION") ?? true
         validation = try command.validation ?? variables.bool("CAT_SERVICE_VALIDATION") ?? true
         contractCheck = try (command.contractCheck ? true : nil) ?? variables.bool("CAT_SERVICE_CONTRACT_CHECK") ?? false
+        reportTokens = Set(!command.reportTokens.isEmpty ? command.reportTokens : variables.list("CAT_SERVICE_REPORT_TOKENS"))
+        visitorTokens = Set(!command.visitorTokens.isEmpty ? command.visitorTokens : variables.list("CAT_SERVICE_VISITOR_TOKENS"))
         if let level = command.logLevel {
             logLevel = level
         } else if let text = variables["CAT_SERVICE_LOG_LEVEL"] {

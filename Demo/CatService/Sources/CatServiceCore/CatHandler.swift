@@ -30,6 +30,9 @@ struct CatHandler: APIProtocol {
         }
     }
 
+    /// What the shelter's report counts.
+    let ledger = ShelterLedger()
+
     /// Serves `clip` as the clip.
     init(clip: ArraySlice<UInt8>) {
         self.clip = clip

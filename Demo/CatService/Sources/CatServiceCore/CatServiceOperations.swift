@@ -49,20 +49,31 @@ public struct CatServiceOperations: Sendable {
 
     /// A transport on `server` with the request body limits of the two uploads (64 MiB for
     /// `POST /api/census`, 1 KiB for `POST /api/adopt`) that checks each request against the
-    /// document before its handler runs, unless `validating` is `false`.
-    public static func transport(on server: WhiskerServer, validating: Bool = true) throws -> WhiskerTransport {
+    /// document before its handler runs, unless `validating` is `false`, and `GET /report`'s bearer
+    /// token: `reportTokens` hold `reports:read`, `visitorTokens` nothing (403); any other, 401.
+    /// Without validation the report is refused to everyone (``ReportGuardMiddleware``).
+    public static func transport(
+        on server: WhiskerServer, validating: Bool = true, reportTokens: Set<String> = [], visitorTokens: Set<String> = []
+    ) throws -> WhiskerTransport {
         let limits = CatHandler.requestBodyLimits.mapValues { RequestBodyLimit.maximum($0) }
         guard validating else { return WhiskerTransport(server, requestBodyLimits: limits) }
-        return try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: document())
+        return try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: document(), authenticators: [
+            "shelterToken": { credential in
+                guard case .bearer(let token) = credential else { return nil }
+                if reportTokens.contains(token) { return Principal(name: "staff", scopes: ["reports:read"]) }
+                if visitorTokens.contains(token) { return Principal(name: "visitor") }
+                return nil
+            },
+        ])
     }
 
     /// Registers every operation on `transport` under `serverURL` (the document's by default),
-    /// with the clip's `ETag` middleware.
+    /// with the clip's `ETag` middleware and the report's guard.
     public func registerHandlers(on transport: any ServerTransport, serverURL: URL? = nil) throws {
         try handler.registerHandlers(
             on: transport,
             serverURL: try serverURL ?? Self.serverURL(),
-            middlewares: [ClipValidatorMiddleware(etag: handler.clipETag)]
+            middlewares: [ClipValidatorMiddleware(etag: handler.clipETag), ReportGuardMiddleware()]
         )
     }
 }

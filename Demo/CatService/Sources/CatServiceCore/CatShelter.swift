@@ -23,6 +23,7 @@ extension CatHandler {
     func adoptCat(_ input: Operations.adoptCat.Input) async throws -> Operations.adoptCat.Output {
         let adoption = switch input.body { case .json(let adoption): adoption }
         let name = adoption.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        ledger.adopted()
         return .created(.init(body: .json(.init(message: "Welcome home, \(name) 😻"))))
     }
 }

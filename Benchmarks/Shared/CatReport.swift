@@ -1,0 +1,1 @@
+../../Demo/CatService/Sources/CatServiceCore/CatReport.swift

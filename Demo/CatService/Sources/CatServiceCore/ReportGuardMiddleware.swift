@@ -1,0 +1,22 @@
+import HTTPTypes
+import OpenAPIRuntime
+import OpenAPIWhisker
+
+/// Serves `getShelterReport` only to a request a security check admitted (``Principal/current``
+/// set): the transport enforces the document's `security`, and this keeps a server run without
+/// it (`--no-validation`) from serving the report to anyone.
+struct ReportGuardMiddleware: ServerMiddleware {
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        metadata: ServerRequestMetadata,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard operationID == "getShelterReport", Principal.current?.scopes.contains("reports:read") != true else {
+            return try await next(request, body, metadata)
+        }
+        let problem = #"{"type":"about:blank","title":"Unauthorized","status":401,"detail":"the report is served only with its security checked"}"#
+        return (HTTPResponse(status: .unauthorized, headerFields: [.contentType: "application/problem+json", .wwwAuthenticate: "Bearer"]), HTTPBody(problem))
+    }
+}
