@@ -73,6 +73,8 @@ enum HTTP1BodyFraming {
 /// Reads one response from a pipe: its head, then its body as it arrives. One task reads at a
 /// time (`HTTPBody` iterates once); its `deinit` closes the pipe when the body is dropped unread.
 final class HTTP1ResponseReader: @unchecked Sendable {
+    // `@unchecked Sendable`: its buffer and framing are touched by the one task that reads the
+    // response at a time (the head's reader, then the body's single iteration).
     private let pipe: any ClientPipe
     private var buffer: [UInt8] = []
     private var framing: HTTP1BodyFraming = .length(0)

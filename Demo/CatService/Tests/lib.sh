@@ -16,6 +16,7 @@
 #   wait_for_port PORT       wait (bounded) until something accepts connections on 127.0.0.1:PORT
 #   check DESC CMD...        PASS if CMD succeeds; check_eq, check_contains, check_match for values
 #   problem_errors FILE      the "errors" of a problem+json body (request validation), one per line
+#   problem_detail FILE      the "detail" of a problem+json body
 #   bad_setting DESC TEXT VAR=VALUE... -- ARGS...
 #                            cat-service with those variables and arguments refuses to start, saying TEXT
 # On exit the trap stops every server still running with SIGTERM and checks that it exited 0,
@@ -314,6 +315,11 @@ try:
     print("\n".join("%s %s: %s" % (e["in"], e.get("parameter", e.get("pointer", "")), e["detail"]) for e in errors))
 except Exception:
     print(text)' "$1"
+}
+
+# problem_detail FILE: the "detail" of a problem+json body.
+problem_detail() {
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["detail"])' "$1" 2>/dev/null || cat "$1"
 }
 
 finish() {

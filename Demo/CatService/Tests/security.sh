@@ -12,13 +12,13 @@ for http in --http1.1 --http2-prior-knowledge; do
     request "$http" "$BASE/api/report"
     check_eq "no token: 401 with WWW-Authenticate: Bearer" "401 Bearer" "$STATUS $(header WWW-Authenticate)"
     check_eq "... as problem details naming the scheme" "no credentials for shelterToken" \
-        "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["detail"])' "$BODY")"
+        "$(problem_detail "$BODY")"
     request "$http" -H "Authorization: Bearer not-$REPORTER" "$BASE/api/report"
     check_eq "an unknown token: 401" "401 credentials refused for shelterToken" \
-        "$STATUS $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["detail"])' "$BODY")"
+        "$STATUS $(problem_detail "$BODY")"
     request "$http" -H "Authorization: Bearer $VISITOR" "$BASE/api/report"
     check_eq "a visitor's token, without reports:read: 403" "403 not allowed: shelterToken needs reports:read" \
-        "$STATUS $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["detail"])' "$BODY")"
+        "$STATUS $(problem_detail "$BODY")"
     request "$http" -H "Authorization: Bearer $REPORTER" "$BASE/api/report"
     before=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["adoptions"])' "$BODY" 2>/dev/null || echo "?")
     check_eq "the reporter's token: 200 application/json" "200 application/json; charset=utf-8" "$STATUS $(header Content-Type)"

@@ -27,7 +27,7 @@ for http in --http1.1 --http2-prior-knowledge; do
     request "$http" -X POST -H 'Content-Type: text/plain' --data-binary 'Tom' "$BASE/api/adopt"
     check_eq "text/plain to adoptCat: 415 naming what it takes" \
         '415 a body of type text/plain is not one this operation takes (application/json)' \
-        "$STATUS $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["detail"])' "$BODY")"
+        "$STATUS $(problem_detail "$BODY")"
     request "$http" -X POST -H 'Content-Type: application/json' "$BASE/api/census" --data-binary '{}'
     check_eq "JSON to countCats (text/plain): 415" 415 "$STATUS"
     request "$http" "$BASE/api/emoji/stream?count=0&interval_ms=9000"
@@ -46,4 +46,4 @@ request -X POST -H 'Content-Type: application/json' --data-binary '{"name": ""}'
 check_eq "an empty name is adopted" 201 "$STATUS"
 request "$BASE/api/emoji?count=0"
 check_eq "count=0: still 400, from the handler's own guard" "400 query parameter count: must be between 1 and 100, got 0" \
-    "$STATUS $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["detail"])' "$BODY")"
+    "$STATUS $(problem_detail "$BODY")"

@@ -70,21 +70,11 @@ public struct ContractCheck: ResponseStep {
               let operation = operations.operation(method: request.method.rawValue, target: target[...], prefix: prefix)
         else { return }
         let status = response.head.status.code
-        let report = { @Sendable (problems: [String]) in
-            guard !problems.isEmpty else { return }
-            let violation = ContractViolation(
-                operationID: operation.id, method: request.method.rawValue, path: String(target.prefix { $0 != "?" }), status: status, problems: problems
-            )
-            logger.warning("contract violation", metadata: [
-                "operation": "\(violation.operationID)", "method": "\(violation.method)", "path": "\(LogRedaction.target(violation.path))",
-                "status": "\(status)", "violation": "\(problems.joined(separator: "; "))", "request_id": "\(requestID ?? "-")",
-            ])
-            onViolation(violation)
-        }
+        let seen = Seen(operation: operation, request: request, status: status, requestID: requestID)
         if Self.answersAnyRequest(status, operation: operation) { return }
         guard let documented = operation.response(for: status) ?? Self.answeredByHTTP(status, to: request, of: operation) else {
             let listed = operation.responses.keys.sorted().joined(separator: ", ")
-            return report(["status \(status) is not documented (documented: \(listed))"])
+            return report(["status \(status) is not documented (documented: \(listed))"], seen)
         }
         let hasBody: Bool = switch response.body.storage {
         case .empty: false
@@ -93,37 +83,58 @@ public struct ContractCheck: ResponseStep {
         }
         guard hasBody, status != 304, status != 204, request.method != .head else { return }
         guard let contentType = response.head.headerFields[.contentType], let essence = MediaType(contentType)?.essence else {
-            return report(["a body without Content-Type"])
+            return report(["a body without Content-Type"], seen)
         }
         let match = documented.match(essence)
         guard match.declared else {
             let listed = documented.types.isEmpty ? "none" : documented.listed
-            return report(["Content-Type \(contentType) is not documented for \(status) (documented: \(listed))"])
+            return report(["Content-Type \(contentType) is not documented for \(status) (documented: \(listed))"], seen)
         }
         // A 206's body is a part: its type is checked, not its JSON.
-        guard status != 206, let schema = match.schema, essence == "application/json" || essence.hasSuffix("+json") else { return }
-        let schemas = operations.schemas
-        let check = { @Sendable (bytes: [UInt8]) -> [String] in
-            do {
-                var found: [(pointer: String, detail: String)] = []
-                schemas.check(try JSONReader.read(bytes), against: schema, pointer: "", into: &found)
-                return found.map { "body \($0.pointer.isEmpty ? "/" : $0.pointer): \($0.detail)" }
-            } catch {
-                return ["body: \(error)"]
-            }
-        }
+        guard status != 206, let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) else { return }
         switch response.body.storage {
         case .bytes(let bytes):
-            report(check(Array(bytes)))
+            report(check(bytes, against: schema), seen)
         case .stream(let length, let write):
             response.body = ResponseBody(length: length) { writer in
                 let collector = CollectingSink(forwardingTo: writer.sink, limit: Self.streamedBodyLimit)
                 try await write(ResponseBodyWriter(sink: collector))
-                if let bytes = collector.collected { report(check(bytes)) }
+                if let bytes = collector.collected { report(check(bytes, against: schema), seen) }
             }
         case .empty:
             break
         }
+    }
+
+    /// What a violation report says of the response it is about.
+    private struct Seen: Sendable {
+        let operation: DocumentOperations.Operation
+        let request: HTTPRequest
+        let status: Int
+        let requestID: String?
+    }
+
+    /// What a JSON body does that its schema does not allow.
+    private func check(_ bytes: some Collection<UInt8>, against schema: Int) -> [String] {
+        do {
+            return try operations.schemas.violations(ofJSON: bytes, against: schema).map { "body \($0.pointer.isEmpty ? "/" : $0.pointer): \($0.detail)" }
+        } catch {
+            return ["body: \(error)"]
+        }
+    }
+
+    /// Logs `problems` (if any) as one violation of the response `seen` and hands it on.
+    private func report(_ problems: [String], _ seen: Seen) {
+        guard !problems.isEmpty else { return }
+        let path = String((seen.request.path ?? "").prefix { $0 != "?" })
+        let violation = ContractViolation(
+            operationID: seen.operation.id, method: seen.request.method.rawValue, path: path, status: seen.status, problems: problems
+        )
+        logger.warning("contract violation", metadata: [
+            "operation": "\(violation.operationID)", "method": "\(violation.method)", "path": "\(LogRedaction.target(violation.path))",
+            "status": "\(seen.status)", "violation": "\(problems.joined(separator: "; "))", "request_id": "\(seen.requestID ?? "-")",
+        ])
+        onViolation(violation)
     }
 }
 

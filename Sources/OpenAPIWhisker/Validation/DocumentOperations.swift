@@ -1,5 +1,3 @@
-import Foundation
-
 /// A document that cannot be used to validate: what is wrong, and where in it.
 public struct DocumentError: Error, CustomStringConvertible, Sendable {
     public let description: String
@@ -15,6 +13,10 @@ struct DocumentOperations: Sendable {
         let location: Location
         let required: Bool
         let schema: Int?
+        /// The types its schema allows (following a `$ref`), and its items' for an array: how a
+        /// value's text is read (`3` as an integer where the schema says `integer`).
+        let types: Set<String>
+        let itemTypes: Set<String>
         /// `form` with `explode` (the query's default): an array is the parameter repeated;
         /// otherwise its items are separated by commas (or `|`, ` ` for `pipeDelimited`,
         /// `spaceDelimited`).
@@ -35,12 +37,17 @@ struct DocumentOperations: Sendable {
         }
 
         var listed: String { types.map(\.range).joined(separator: ", ") }
+
+        /// Whether a body of this media type (an essence, `application/problem+json`) is JSON.
+        static func isJSON(_ essence: String) -> Bool { essence == "application/json" || essence.hasSuffix("+json") }
     }
 
     struct Operation: Sendable {
         let id: String
         let method: String
         let path: String
+        /// `path`'s segments, for matching request targets.
+        let segments: [Substring]
         let parameters: [Parameter]
         let requestBody: MediaTypes?
         let requestBodyRequired: Bool
@@ -99,9 +106,11 @@ struct DocumentOperations: Sendable {
                     // An operation's own parameter overrides the path's of the same name and place.
                     if parameters.contains(where: { $0.name == name && $0.location == place }) { continue }
                     let style = parameter["style"]?.string ?? (place == .query || place == .cookie ? "form" : "simple")
+                    let schema = try parameter["schema"].map { schema throws(DocumentError) in try schemas.compile(schema, at: "\(location)/parameters/\(name)") }
                     parameters.append(Parameter(
-                        name: name, location: place, required: parameter["required"]?.bool ?? (place == .path),
-                        schema: try parameter["schema"].map { schema throws(DocumentError) in try schemas.compile(schema, at: "\(location)/parameters/\(name)") },
+                        name: name, location: place, required: parameter["required"]?.bool ?? (place == .path), schema: schema,
+                        types: schema.flatMap { schemas.types(of: $0) } ?? [],
+                        itemTypes: schema.flatMap { schemas.itemSchema(of: $0) }.flatMap { schemas.types(of: $0) } ?? [],
                         explode: parameter["explode"]?.bool ?? (style == "form"),
                         separator: style == "pipeDelimited" ? "|" : style == "spaceDelimited" ? " " : ","
                     ))
@@ -126,7 +135,7 @@ struct DocumentOperations: Sendable {
                 }
                 operations.append(Operation(
                     id: operation["operationId"]?.string ?? "\(method.uppercased()) \(path)", method: method.uppercased(), path: path,
-                    parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses,
+                    segments: path.split(separator: "/", omittingEmptySubsequences: false), parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses,
                     security: security
                 ))
             }
@@ -163,11 +172,7 @@ struct DocumentOperations: Sendable {
         while let target = value["$ref"]?.string {
             hops += 1
             guard target.hasPrefix("#/"), hops < 16 else { throw DocumentError("$ref \(target) is not a local reference the reader follows") }
-            var found: JSONValue? = root
-            for token in target.dropFirst(2).split(separator: "/") {
-                found = found?[token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")]
-            }
-            guard let found else { throw DocumentError("$ref \(target) points at nothing in the document") }
+            guard let found = root.value(at: target) else { throw DocumentError("$ref \(target) points at nothing in the document") }
             value = found
         }
         return value
@@ -189,14 +194,13 @@ struct DocumentOperations: Sendable {
         let path = target.prefix { $0 != "?" && $0 != "#" }
         guard path.hasPrefix(prefix) else { return nil }
         let segments = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        let candidates = operations.filter { $0.method == method } + (method == "HEAD" ? operations.filter { $0.method == "GET" } : [])
-        for operation in candidates {
-            let template = operation.path.split(separator: "/", omittingEmptySubsequences: false)
-            guard segments.count == template.count else { continue }
-            let matches = zip(template, segments).allSatisfy { pattern, segment in
-                pattern.hasPrefix("{") && pattern.hasSuffix("}") ? !segment.isEmpty : pattern == segment
+        for wanted in method == "HEAD" ? ["HEAD", "GET"] : [method] {
+            for operation in operations where operation.method == wanted && operation.segments.count == segments.count {
+                let matches = zip(operation.segments, segments).allSatisfy { pattern, segment in
+                    pattern.hasPrefix("{") && pattern.hasSuffix("}") ? !segment.isEmpty : pattern == segment
+                }
+                if matches { return operation }
             }
-            if matches { return operation }
         }
         return nil
     }

@@ -133,17 +133,7 @@ struct SchemaSet: Sendable {
     private mutating func reference(_ target: String, from location: String) throws(DocumentError) -> Int {
         if let index = compiledReferences[target] { return index }
         guard target.hasPrefix("#") else { throw DocumentError("\(location): $ref \(target) is outside the document; only local references are read") }
-        var value = document
-        for token in target.dropFirst().split(separator: "/") {
-            let name = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            if let items = value.array, let offset = Int(name), items.indices.contains(offset) {
-                value = items[offset]
-            } else if let member = value[name] {
-                value = member
-            } else {
-                throw DocumentError("\(location): $ref \(target) points at nothing in the document")
-            }
-        }
+        guard let value = document.value(at: target) else { throw DocumentError("\(location): $ref \(target) points at nothing in the document") }
         // Reserve the index first: the schema may refer to itself.
         let index = nodes.count
         compiledReferences[target] = index
@@ -254,6 +244,14 @@ extension SchemaSet {
             if matching != 1 { fail("must match exactly one of the \(node.oneOf.count) schemas of oneOf, matches \(matching)") }
         }
         if let not = node.not, matches(value, not) { fail("must not match the schema under not") }
+    }
+
+    /// The violations of the JSON text `bytes` against the schema at `index`.
+    /// - Throws: ``JSONSyntaxError`` if the text is not JSON.
+    func violations(ofJSON bytes: some Collection<UInt8>, against index: Int) throws(JSONSyntaxError) -> [(pointer: String, detail: String)] {
+        var found: [(pointer: String, detail: String)] = []
+        check(try JSONReader.read(bytes), against: index, pointer: "", into: &found)
+        return found
     }
 
     func matches(_ value: JSONValue, _ index: Int) -> Bool {

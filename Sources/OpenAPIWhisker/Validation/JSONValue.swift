@@ -1,3 +1,4 @@
+import Foundation
 import WhiskerCore
 
 /// A JSON value, as request validation reads a body and the document's schemas: integers apart
@@ -29,6 +30,24 @@ enum JSONValue: Sendable, Equatable {
     subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
+    }
+
+    /// What the JSON pointer in the fragment `reference` (`#/components/schemas/Pet`) points at
+    /// in this value, or `nil` if nothing is there.
+    func value(at reference: String) -> JSONValue? {
+        guard reference.hasPrefix("#") else { return nil }
+        var value = self
+        for token in reference.dropFirst().split(separator: "/") {
+            let name = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            if let items = value.array, let offset = Int(name), items.indices.contains(offset) {
+                value = items[offset]
+            } else if let member = value[name] {
+                value = member
+            } else {
+                return nil
+            }
+        }
+        return value
     }
 
     var double: Double? {

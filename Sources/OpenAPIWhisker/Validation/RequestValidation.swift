@@ -70,15 +70,12 @@ extension RequestValidator {
                     logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(detail)"])
                     return .answer(ProblemDetails(status: .unsupportedMediaType, detail: detail).response(to: request.head))
                 }
-                if let schema = match.schema, essence == "application/json" || essence.hasSuffix("+json") {
+                if let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) {
                     var bytes: [UInt8] = []
                     if let length = requestBody.length { bytes.reserveCapacity(Int(clamping: min(length, 1 << 20))) }
                     for try await chunk in requestBody { bytes += chunk }
                     do {
-                        let value = try JSONReader.read(bytes)
-                        var found: [(pointer: String, detail: String)] = []
-                        schemas.check(value, against: schema, pointer: "", into: &found)
-                        violations += found.map { Violation(location: "body", name: $0.pointer, detail: $0.detail) }
+                        violations += try schemas.violations(ofJSON: bytes, against: schema).map { Violation(location: "body", name: $0.pointer, detail: $0.detail) }
                     } catch {
                         violations.append(Violation(location: "body", name: "", detail: error.description))
                     }

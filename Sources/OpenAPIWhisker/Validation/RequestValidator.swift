@@ -30,7 +30,7 @@ struct RequestValidator: Sendable {
                 continue
             }
             guard let schema = parameter.schema else { continue }
-            let value = typed(values, as: schema, parameter: parameter)
+            let value = Self.typed(values, as: parameter)
             var found: [(pointer: String, detail: String)] = []
             schemas.check(value, against: schema, pointer: "", into: &found)
             for (pointer, detail) in found {
@@ -42,18 +42,16 @@ struct RequestValidator: Sendable {
 
     /// The values of a parameter as the JSON its schema describes: `3` as an integer where the
     /// schema says `integer`, items of an array split as the parameter's style says.
-    private func typed(_ values: [Substring], as schema: Int, parameter: DocumentOperations.Parameter) -> JSONValue {
-        let types = schemas.types(of: schema) ?? []
-        if types.contains("array") {
+    private static func typed(_ values: [Substring], as parameter: DocumentOperations.Parameter) -> JSONValue {
+        if parameter.types.contains("array") {
             let items = parameter.explode && parameter.location == .query
                 ? values
                 : values.flatMap { $0.split(separator: parameter.separator, omittingEmptySubsequences: false) }
-            let itemTypes = schemas.itemSchema(of: schema).flatMap { schemas.types(of: $0) } ?? []
-            return .array(items.map { Self.scalar($0, types: itemTypes) })
+            return .array(items.map { scalar($0, types: parameter.itemTypes) })
         }
         // A parameter given more than once where one value is expected: the first counts, as
         // the generated code reads it.
-        return Self.scalar(values[0], types: types)
+        return scalar(values[0], types: parameter.types)
     }
 
     /// `text` as the scalar `types` asks for, or as a string when it is not one (so that the

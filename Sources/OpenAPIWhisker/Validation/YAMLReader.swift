@@ -151,10 +151,11 @@ struct YAMLReader {
     /// A flow or plain scalar, joined with the deeper lines that continue it.
     private mutating func scalarContinued(_ text: Substring, indent: Int) throws(YAMLSyntaxError) -> JSONValue {
         var text = String(text)
-        while at < lines.count, !lines[at].text.isEmpty, lines[at].indent > indent, !text.hasPrefix("[") || !Self.isClosedFlow(text) {
-            if !text.hasPrefix("\""), !text.hasPrefix("'"), !text.hasPrefix("["), !text.hasPrefix("{"), Self.keySplit(lines[at].text) != nil {
-                break
-            }
+        let isPlain = !(text.hasPrefix("\"") || text.hasPrefix("'") || text.hasPrefix("[") || text.hasPrefix("{"))
+        while at < lines.count, !lines[at].text.isEmpty, lines[at].indent > indent {
+            // A flow sequence ends at its bracket; a plain scalar at the next `key:` line.
+            if text.hasPrefix("["), Self.isClosedFlow(text) { break }
+            if isPlain, Self.keySplit(lines[at].text) != nil { break }
             text += " " + lines[at].text
             at += 1
         }

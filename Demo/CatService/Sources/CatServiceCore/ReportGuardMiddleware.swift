@@ -1,6 +1,7 @@
 import HTTPTypes
 import OpenAPIRuntime
 import OpenAPIWhisker
+import WhiskerCore
 
 /// Serves `getShelterReport` only to a request a security check admitted (``Principal/current``
 /// set): the transport enforces the document's `security`, and this keeps a server run without
@@ -16,7 +17,7 @@ struct ReportGuardMiddleware: ServerMiddleware {
         guard operationID == "getShelterReport", Principal.current?.scopes.contains("reports:read") != true else {
             return try await next(request, body, metadata)
         }
-        let problem = #"{"type":"about:blank","title":"Unauthorized","status":401,"detail":"the report is served only with its security checked"}"#
-        return (HTTPResponse(status: .unauthorized, headerFields: [.contentType: "application/problem+json", .wwwAuthenticate: "Bearer"]), HTTPBody(problem))
+        let problem = ProblemDetails(status: .unauthorized, detail: "the report is served only with its security checked")
+        return (HTTPResponse(status: .unauthorized, headerFields: [.contentType: ProblemDetails.mediaType, .wwwAuthenticate: "Bearer"]), HTTPBody(problem.json))
     }
 }
