@@ -211,10 +211,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // CWhiskerSystem: the heap figure (mallinfo2) the rate limiter's memory test reads.
         .testTarget(
             name: "OpenAPIWhiskerTests",
             dependencies: [
-                "OpenAPIWhisker", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting",
+                "OpenAPIWhisker", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting", "CWhiskerSystem",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -64,3 +64,12 @@ unsigned long whisker_release_free_memory(unsigned long threshold) {
     return 0;
 #endif
 }
+
+unsigned long whisker_heap_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 info = mallinfo2();
+    return (unsigned long)(info.uordblks + info.hblkhd);
+#else
+    return 0;
+#endif
+}

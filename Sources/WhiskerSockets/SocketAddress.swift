@@ -159,6 +159,28 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// An IPv4 address as one number, its 4 bytes read big-endian (`10.0.0.1` is `0x0A00_0001`);
+    /// `nil` for IPv6 and Unix domain sockets. Unlike ``networkBytes`` it allocates nothing, for
+    /// what runs on every request (a rate limiter's key).
+    package var ipv4Value: UInt32? {
+        guard case .v4(let host, _) = storage else { return nil }
+        var address = in_addr()
+        guard host.withCString({ inet_pton(AF_INET, $0, &address) }) == 1 else { return nil }
+        return UInt32(bigEndian: address.s_addr)
+    }
+
+    /// An IPv6 address as two numbers, its first and last 8 bytes each read big-endian: `high` is
+    /// the /64 prefix (`2001:db8:0:1::5` has `high` `0x2001_0DB8_0000_0001`); `nil` for IPv4 and
+    /// Unix domain sockets. Allocates nothing, like ``ipv4Value``.
+    package var ipv6Value: (high: UInt64, low: UInt64)? {
+        guard case .v6(let host, _) = storage else { return nil }
+        var address = in6_addr()
+        guard host.withCString({ inet_pton(AF_INET6, $0, &address) }) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { bytes in
+            (UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
     private static func format(_ address: in6_addr) -> String {
         var address = address
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

@@ -38,4 +38,10 @@ int whisker_available_processors(void);
 /// peak otherwise. Does nothing (returns 0) on other C libraries.
 unsigned long whisker_release_free_memory(unsigned long threshold);
 
+/// The bytes malloc has handed out and not had back: mallinfo2's `uordblks` (chunks in its
+/// arenas, all threads') plus `hblkhd` (chunks past the mmap threshold, mapped on their own).
+/// For tests that measure what a structure holds; 0 on other C libraries. (Swift's Glibc module
+/// leaves out <malloc.h>, hence this wrapper.)
+unsigned long whisker_heap_in_use(void);
+
 #endif

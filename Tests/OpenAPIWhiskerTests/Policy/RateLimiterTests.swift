@@ -1,0 +1,206 @@
+import CWhiskerSystem
+import HTTPTypes
+@testable import OpenAPIWhisker
+import Testing
+import WhiskerCore
+
+/// The token bucket of a ``RateLimit``: bursts, refill, keys (IPv4, IPv6 /64, principal), the
+/// fields it answers with, a table that never holds more than `maxTrackedClients` buckets, and
+/// tasks racing for one bucket. Time is driven through `now`, never slept.
+/// Serialized: the memory test reads the heap's figures, which other tests would move.
+@Suite(.serialized) struct RateLimiterTests {
+    let start = ContinuousClock.now
+
+    func at(_ seconds: Double) -> ContinuousClock.Instant { start + .seconds(seconds) }
+
+    static func address(_ host: String) -> SocketAddress { try! SocketAddress(host: host, port: 443) }
+
+    static func key(_ host: String, principal: String? = nil, by: RateLimit.Key = .client) -> RateLimiter.Key {
+        RateLimiter.key(client: address(host), principal: principal, by: by)
+    }
+
+    @Test func aBurstOfRequestsIsAllowedThenRefused() {
+        let limiter = RateLimiter(RateLimit(3, per: .seconds(60)), name: "op")
+        let client = Self.key("192.0.2.1")
+        // One token back every 20 s: `reset` says so after each request.
+        #expect(limiter.take(client, now: at(0)) == .init(allowed: true, remaining: 2, reset: 20, retryAfter: nil))
+        #expect(limiter.take(client, now: at(0)) == .init(allowed: true, remaining: 1, reset: 20, retryAfter: nil))
+        #expect(limiter.take(client, now: at(0)) == .init(allowed: true, remaining: 0, reset: 20, retryAfter: nil))
+        #expect(limiter.take(client, now: at(0)) == .init(allowed: false, remaining: 0, reset: 20, retryAfter: 20))
+        #expect(limiter.take(client, now: at(5)) == .init(allowed: false, remaining: 0, reset: 15, retryAfter: 15))
+    }
+
+    @Test func theBucketRefillsContinuously() {
+        let limiter = RateLimiter(RateLimit(3, per: .seconds(60)), name: "op")
+        let client = Self.key("192.0.2.1")
+        for _ in 0..<3 { #expect(limiter.take(client, now: at(0)).allowed) }
+        // Half a second short of a token: refused, and told 1 s (rounded up).
+        #expect(limiter.take(client, now: at(19.5)) == .init(allowed: false, remaining: 0, reset: 1, retryAfter: 1))
+        #expect(limiter.take(client, now: at(20)) == .init(allowed: true, remaining: 0, reset: 20, retryAfter: nil))
+        #expect(limiter.take(client, now: at(20)).allowed == false)
+        // 30 s later one token is back and half of the next: remaining 0 after taking it, the
+        // next one in 10 s.
+        #expect(limiter.take(client, now: at(50)) == .init(allowed: true, remaining: 0, reset: 10, retryAfter: nil))
+        // A long idle time fills the bucket, and no more than full.
+        #expect(limiter.take(client, now: at(3600)) == .init(allowed: true, remaining: 2, reset: 20, retryAfter: nil))
+        #expect(limiter.take(client, now: at(3600)).remaining == 1)
+        #expect(limiter.take(client, now: at(3600)).remaining == 0)
+        #expect(limiter.take(client, now: at(3600)).allowed == false)
+    }
+
+    @Test func clientsHaveTheirOwnBuckets() {
+        let limiter = RateLimiter(RateLimit(2, per: .seconds(10)), name: "op")
+        let first = Self.key("192.0.2.1"), second = Self.key("192.0.2.2")
+        #expect(first != second)
+        #expect(limiter.take(first, now: at(0)).allowed)
+        #expect(limiter.take(first, now: at(0)).allowed)
+        #expect(limiter.take(first, now: at(0)).allowed == false)
+        #expect(limiter.take(second, now: at(0)) == .init(allowed: true, remaining: 1, reset: 5, retryAfter: nil))
+        #expect(limiter.trackedClients == 2)
+    }
+
+    @Test func ipv6ClientsShareABucketPerSlash64() {
+        #expect(Self.key("2001:db8:1:2::1") == .ipv6(0x2001_0DB8_0001_0002))
+        #expect(Self.key("2001:db8:1:2::1") == Self.key("2001:db8:1:2:ffff:ffff:ffff:fffe"))
+        #expect(Self.key("2001:db8:1:2::1") != Self.key("2001:db8:1:3::1"))
+        let limiter = RateLimiter(RateLimit(1, per: .seconds(60)), name: "op")
+        #expect(limiter.take(Self.key("2001:db8:1:2::1"), now: at(0)).allowed)
+        #expect(limiter.take(Self.key("2001:db8:1:2:abcd::7"), now: at(0)).allowed == false)
+        #expect(limiter.take(Self.key("2001:db8:1:3::1"), now: at(0)).allowed)
+    }
+
+    @Test func addressKeysAreCompact() {
+        #expect(Self.key("192.0.2.1") == .ipv4(0xC000_0201))
+        // An IPv4 client on a dual-stack socket is its IPv4 address, not the /64 ::/64.
+        #expect(Self.key("::ffff:192.0.2.1") == .ipv4(0xC000_0201))
+        #expect(Self.key("::ffff:192.0.2.1") != Self.key("::ffff:192.0.2.2"))
+        let unix = RateLimiter.key(client: try! SocketAddress(unixPath: "/run/cats.sock"), principal: nil, by: .client)
+        #expect(unix == .unixSocket)
+    }
+
+    @Test func principalsHaveTheirBucketsAndFallBackToTheClient() {
+        #expect(Self.key("192.0.2.1", principal: "alice", by: .principal) == .principal("alice"))
+        #expect(Self.key("192.0.2.1", principal: nil, by: .principal) == .ipv4(0xC000_0201))
+        // Limited by client, the principal does not matter.
+        #expect(Self.key("192.0.2.1", principal: "alice", by: .client) == .ipv4(0xC000_0201))
+        let limiter = RateLimiter(RateLimit(1, per: .seconds(60), by: .principal), name: "op")
+        let alice = Self.key("192.0.2.1", principal: "alice", by: .principal)
+        let aliceElsewhere = Self.key("198.51.100.7", principal: "alice", by: .principal)
+        let bob = Self.key("192.0.2.1", principal: "bob", by: .principal)
+        let anonymous = Self.key("192.0.2.1", by: .principal)
+        #expect(limiter.take(alice, now: at(0)).allowed)
+        #expect(limiter.take(aliceElsewhere, now: at(0)).allowed == false)
+        #expect(limiter.take(bob, now: at(0)).allowed)
+        #expect(limiter.take(anonymous, now: at(0)).allowed)
+        #expect(limiter.take(anonymous, now: at(0)).allowed == false)
+    }
+
+    @Test func fieldsOfAnAllowedAndARefusedRequest() {
+        let limiter = RateLimiter(RateLimit(10, per: .seconds(60)), name: "getReport")
+        let client = Self.key("192.0.2.1")
+        let allowed = limiter.fields(for: limiter.take(client, now: at(0)))
+        #expect(allowed[HTTPField.Name("RateLimit-Policy")!] == #""getReport";q=10;w=60"#)
+        #expect(allowed[HTTPField.Name("RateLimit")!] == #""getReport";r=9;t=6"#)
+        #expect(allowed[.retryAfter] == nil)
+        #expect(allowed.count == 2)
+        for _ in 0..<9 { _ = limiter.take(client, now: at(0)) }
+        let refused = limiter.fields(for: limiter.take(client, now: at(1)))
+        #expect(refused[HTTPField.Name("RateLimit-Policy")!] == #""getReport";q=10;w=60"#)
+        #expect(refused[HTTPField.Name("RateLimit")!] == #""getReport";r=0;t=5"#)
+        #expect(refused[.retryAfter] == "5")
+        #expect(refused.count == 3)
+    }
+
+    @Test func theWindowIsWholeSecondsAndTheNameAString() {
+        let limiter = RateLimiter(RateLimit(5, per: .milliseconds(1500)), name: #"a"b\c é"#)
+        let fields = limiter.fields(for: limiter.take(Self.key("192.0.2.1"), now: at(0)))
+        #expect(fields[HTTPField.Name("RateLimit-Policy")!] == #""a\"b\\c ?";q=5;w=2"#)
+        // 300 ms a token: under a second, rounded up to 1.
+        #expect(fields[HTTPField.Name("RateLimit")!] == #""a\"b\\c ?";r=4;t=1"#)
+    }
+
+    @Test func aForgottenClientComesBackWithAFullBucket() {
+        let limiter = RateLimiter(RateLimit(1, per: .seconds(60), maxTrackedClients: 1), name: "op")
+        let first = Self.key("192.0.2.1"), second = Self.key("192.0.2.2")
+        #expect(limiter.take(first, now: at(0)).allowed)
+        #expect(limiter.take(first, now: at(0)).allowed == false)
+        #expect(limiter.take(second, now: at(0)).allowed)
+        #expect(limiter.trackedClients == 1)
+        // The trade-off of a bounded table: `first` was forgotten, drained as it was.
+        #expect(limiter.take(first, now: at(0)).allowed)
+    }
+
+    @Test func theTableHoldsAtMostMaxTrackedClients() {
+        let limiter = RateLimiter(RateLimit(1, per: .seconds(60), maxTrackedClients: 100), name: "op")
+        for client in 0..<1000 {
+            #expect(limiter.take(.ipv4(UInt32(client)), now: at(0)).allowed)
+            #expect(limiter.trackedClients <= 100)
+        }
+        // 1000 keys over 16 shards of 6 or 7: every shard filled.
+        #expect(limiter.trackedClients == 100)
+        // The most recent keys are still there, drained.
+        #expect(limiter.take(.ipv4(999), now: at(0)).allowed == false)
+    }
+
+    @Test func tasksRacingForOneBucketGetNoMoreThanTheQuota() async {
+        let limiter = RateLimiter(RateLimit(50, per: .seconds(3600)), name: "op")
+        let client = Self.key("192.0.2.1"), now = at(0)
+        let allowed = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<32 {
+                group.addTask { (0..<100).reduce(0) { count, _ in count + (limiter.take(client, now: now).allowed ? 1 : 0) } }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(allowed == 50)
+    }
+
+    #if canImport(Glibc)
+    /// Bytes the process has from malloc (glibc's mallinfo2): small chunks (`uordblks`) and large
+    /// ones, which glibc maps on their own past its mmap threshold (`hblkhd`; a full shard's
+    /// dictionary is one).
+    static func heapInUse() -> Int { Int(whisker_heap_in_use()) }
+
+    /// Fills a limiter with `count` distinct IPv4 clients (and as many IPv6 /64s when asked),
+    /// through addresses as a request has them, and says the heap it holds.
+    static func measure(_ limit: RateLimit, clients count: Int, ipv6: Bool = false) -> (bytes: Int, tracked: Int, ipv4Bytes: Int) {
+        let before = heapInUse()
+        let limiter = RateLimiter(limit, name: "op")
+        let now = ContinuousClock.now
+        for client in 0..<count {
+            let host = "10.\(client >> 16 & 0xFF).\(client >> 8 & 0xFF).\(client & 0xFF)"
+            _ = limiter.take(RateLimiter.key(client: address(host), principal: nil, by: .client), now: now)
+        }
+        let ipv4Bytes = heapInUse() - before
+        if ipv6 {
+            for client in 0..<count {
+                let host = "2001:db8:\(String(client >> 16, radix: 16)):\(String(client & 0xFFFF, radix: 16))::1"
+                _ = limiter.take(RateLimiter.key(client: address(host), principal: nil, by: .client), now: now)
+            }
+        }
+        let bytes = heapInUse() - before
+        return withExtendedLifetime(limiter) { (bytes, limiter.trackedClients, ipv4Bytes) }
+    }
+
+    @Test func memoryIsBoundedWhateverTheNumberOfClients() {
+        let bounded = Self.measure(RateLimit(10, per: .seconds(60)), clients: 100_000, ipv6: true)
+        print("rate limiter: \(bounded.ipv4Bytes) bytes for 100,000 clients (maxTrackedClients 65,536)")
+        print("rate limiter: \(bounded.bytes) bytes for 100,000 IPv4 clients then 100,000 IPv6 /64s (maxTrackedClients 65,536)")
+        #expect(bounded.tracked <= 65_536)
+        #expect(bounded.tracked == 65_536)
+        // Measured 5,817,040 bytes (89 a bucket: a dictionary entry and a place in the ring);
+        // twice that is the bound.
+        #expect(bounded.ipv4Bytes < 2 * 5_817_040)
+        // 100,000 more clients past the bound cost nothing more.
+        #expect(bounded.bytes < bounded.ipv4Bytes + bounded.ipv4Bytes / 10)
+
+        let all = Self.measure(RateLimit(10, per: .seconds(60), maxTrackedClients: 100_000), clients: 100_000)
+        print("rate limiter: \(all.bytes) bytes for 100,000 clients (maxTrackedClients 100,000)")
+        // Not quite all 100,000 kept: the keys' hashes spread them over 16 shards of 6,250 a
+        // little unevenly, and a shard that fills forgets its oldest before the table is full.
+        #expect(all.tracked <= 100_000)
+        #expect(all.tracked > 98_000)
+        // Measured 10,578,992 bytes (a shard's dictionary of 6,250 is just past a doubling).
+        #expect(all.bytes < 2 * 10_578_992)
+    }
+    #endif
+}
