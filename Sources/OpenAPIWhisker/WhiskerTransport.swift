@@ -34,16 +34,23 @@ public struct WhiskerTransport: ServerTransport {
     let server: WhiskerServer
     private let requestBodyLimits: [String: RequestBodyLimit]
     private let validation: RequestValidation?
+    /// Policies by operationId (with a document) or `"METHOD /path"`.
+    private let policies: [String: OperationPolicy]
 
     /// Creates a transport that registers its operations on `server`.
     /// - Parameters:
     ///   - server: The server; register before calling its `run`.
     ///   - requestBodyLimits: Request body limits of operations, keyed `"METHOD /path/{template}"`
     ///     as registered; the others keep the server's.
-    public init(_ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:]) {
+    ///   - policies: Each operation's ``OperationPolicy`` (deadline, rate limit, body limit,
+    ///     deprecation), keyed `"METHOD /path/{template}"` as registered. With a document
+    ///     (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``)
+    ///     they are keyed by operationId.
+    public init(_ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:], policies: [String: OperationPolicy] = [:]) {
         self.server = server
         self.requestBodyLimits = requestBodyLimits
         self.validation = nil
+        self.policies = policies
     }
 
     /// Creates a transport that checks each request against `document` before its handler runs,
@@ -67,7 +74,7 @@ public struct WhiskerTransport: ServerTransport {
     ///
     /// - Parameters:
     ///   - server: The server; register before calling its `run`.
-    ///   - requestBodyLimits: As ``init(_:requestBodyLimits:)``.
+    ///   - requestBodyLimits: As ``init(_:requestBodyLimits:policies:)``.
     ///   - document: The document the handlers were generated from.
     ///   - invalidRequestStatus: The status of a request the document does not allow: `400` by
     ///     default; `422` (`.unprocessableContent`) if you prefer.
@@ -77,17 +84,28 @@ public struct WhiskerTransport: ServerTransport {
     ///     schemes that must all accept their credential, with the scopes the ``Principal`` must
     ///     hold. No credential, or one refused: `401` with `WWW-Authenticate` for the `http`
     ///     schemes; authenticated without a required scope: `403`; both as problem details that
-    ///     name schemes, never credentials. The handler reads ``Principal/current``. Empty (the
-    ///     default): security requirements are not checked.
+    ///     name schemes, never credentials. The handler reads the principal in
+    ///     `RequestContext.current?.principal`. Empty (the default): security requirements are not
+    ///     checked.
+    ///   - policies: Each operation's ``OperationPolicy`` (deadline, rate limit, body limit,
+    ///     deprecation), keyed by operationId. An operation the document marks `deprecated`
+    ///     answers with `Deprecation` whether or not it has one.
     /// - Throws: ``DocumentError`` if the document cannot be read or a schema in it cannot be used
-    ///   (a `pattern` this platform's regular expressions do not read, a `$ref` outside it).
+    ///   (a `pattern` this platform's regular expressions do not read, a `$ref` outside it), or a
+    ///   policy names an operationId the document does not have.
     public init(
         _ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:], validatingAgainst document: OpenAPIDocument,
-        invalidRequestStatus: HTTPResponse.Status = .badRequest, authenticators: [String: Authenticator] = [:]
+        invalidRequestStatus: HTTPResponse.Status = .badRequest, authenticators: [String: Authenticator] = [:],
+        policies: [String: OperationPolicy] = [:]
     ) throws(DocumentError) {
         self.server = server
         self.requestBodyLimits = requestBodyLimits
-        self.validation = RequestValidation(operations: try DocumentOperations(document), status: invalidRequestStatus, authenticators: authenticators)
+        let operations = try DocumentOperations(document)
+        for name in policies.keys where !operations.operations.contains(where: { $0.id == name }) {
+            throw DocumentError("a policy is given for \(name), which is no operationId of the document")
+        }
+        self.validation = RequestValidation(operations: operations, status: invalidRequestStatus, authenticators: authenticators)
+        self.policies = policies
     }
 
     public func register(
@@ -95,42 +113,18 @@ public struct WhiskerTransport: ServerTransport {
         method: HTTPRequest.Method,
         path: String
     ) throws {
-        let logger = server.configuration.logger
-        let limit = requestBodyLimits["\(method.rawValue) \(path)"] ?? .serverDefault
         let validator = try validation?.validator(method: method, path: path)
-        let invalidRequestStatus = validation?.status ?? .badRequest
+        let key = "\(method.rawValue) \(path)"
+        let policy = validator.map { policies[$0.operation.id] } ?? policies[key]
+        let operation = RegisteredOperation(
+            name: validator?.operation.id ?? key, handler: handler, validator: validator,
+            invalidRequestStatus: validation?.status ?? .badRequest,
+            policy: AppliedPolicy(policy, operation: validator?.operation.id ?? key, deprecated: validator?.operation.deprecated ?? false),
+            logger: server.configuration.logger
+        )
+        let limit = policy?.maxRequestBodySize ?? requestBodyLimits[key] ?? .serverDefault
         try server.register(method: method, path: path, maxRequestBodySize: limit) { request in
-            var requestBody = request.body
-            var principal: Principal?
-            if let validator {
-                switch try await validator.validate(request, status: invalidRequestStatus, logger: logger) {
-                case .answer(let response): return response
-                case .proceed(let body, let admitted): (requestBody, principal) = (body, admitted)
-                }
-            }
-            var parameters: [String: Substring] = [:]
-            for (name, value) in request.pathParameters { parameters[name] = value }
-            let body = requestBody.map { body in
-                HTTPBody(body, length: body.length.map { .known($0) } ?? .unknown, iterationBehavior: .single)
-            }
-            do {
-                let metadata = ServerRequestMetadata(pathParameters: parameters)
-                let (response, responseBody) = if let principal {
-                    try await Principal.$current.withValue(principal) { try await handler(request.head, body, metadata) }
-                } else {
-                    try await handler(request.head, body, metadata)
-                }
-                return Response(head: response, body: try await ResponseBody.collectingSmall(responseBody))
-            } catch {
-                // A body the connection refused (and answered) while the generated code read it, or
-                // a client that left: what the server logs for the request, not a failure.
-                if let bodyError = (error as? ServerError)?.underlyingError as? RequestBodyError { throw bodyError }
-                // The request was ended under the handler (a reset stream, a body too slow, a
-                // closed connection): there is nobody to answer, and nothing failed to log.
-                if Task.isCancelled { throw CancellationError() }
-                guard let convertible = error as? any HTTPResponseConvertible else { throw error }
-                return Self.response(for: convertible, error: error, request: request.head, logger: logger)
-            }
+            try await operation.respond(to: request)
         }
     }
 

@@ -1,3 +1,4 @@
+public import WhiskerCore
 public import WhiskerSockets
 
 /// What a request presents for one of the document's security schemes, as the scheme says where
@@ -13,27 +14,10 @@ public enum Credential: Sendable, Equatable {
     case clientCertificate(ClientCertificate)
 }
 
-/// Who a request is, once an ``Authenticator`` has accepted its credential: a name (for your
-/// handlers and your own logs; Whisker logs none of it) and the scopes it holds, which the
-/// document's requirements (`security: [{scheme: [scope, ...]}]`) are checked against.
-///
-/// The handler of an operation with security requirements reads it as ``current``:
-///
-///     func getReport(_ input: Operations.getReport.Input) async throws -> Operations.getReport.Output {
-///         let reader = Principal.current!.name
-public struct Principal: Sendable, Equatable {
-    /// Who it is: a user name, a client's id.
-    public var name: String
-    /// The scopes it holds.
-    public var scopes: Set<String>
-
-    public init(name: String, scopes: Set<String> = []) {
-        self.name = name
-        self.scopes = scopes
-    }
-
-    /// The principal of the request being handled, for operations with security requirements.
-    @TaskLocal public static var current: Principal?
+extension Principal {
+    /// The principal of the request being handled (`RequestContext.current?.principal`): set
+    /// for operations with security requirements, `nil` elsewhere.
+    public static var current: Principal? { RequestContext.current?.principal }
 }
 
 /// Checks one security scheme's credential: the principal it stands for, or `nil` to refuse it

@@ -55,6 +55,8 @@ struct DocumentOperations: Sendable {
         let responses: [String: MediaTypes]
         /// Its `security` (or the document's), `nil` when neither says.
         let security: SecurityRequirements?
+        /// `deprecated: true`.
+        let deprecated: Bool
 
         /// The documented response for `status`: exact, then its class (`4XX`), then `default`.
         func response(for status: Int) -> MediaTypes? {
@@ -136,7 +138,7 @@ struct DocumentOperations: Sendable {
                 operations.append(Operation(
                     id: operation["operationId"]?.string ?? "\(method.uppercased()) \(path)", method: method.uppercased(), path: path,
                     segments: path.split(separator: "/", omittingEmptySubsequences: false), parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses,
-                    security: security
+                    security: security, deprecated: operation["deprecated"]?.bool ?? false
                 ))
             }
         }

@@ -2,7 +2,7 @@ import HTTPTypes
 import Logging
 import WhiskerCore
 
-/// What a ``WhiskerTransport`` made with ``WhiskerTransport/init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:)``
+/// What a ``WhiskerTransport`` made with ``WhiskerTransport/init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``
 /// checks before a handler runs: the operation's parameters (path, query, header, cookie), the
 /// request's media type and its JSON body, against the document's schemas.
 struct RequestValidation: Sendable {

@@ -37,6 +37,9 @@ public struct RequestContext: Sendable, Equatable {
     /// ASCII characters); otherwise, with ``WhiskerServer/Configuration/requestIDs`` on, a new
     /// random one (and the response carries it back in `X-Request-ID`), else `nil`.
     public let requestID: String?
+    /// Who the request is, once authenticated (by OpenAPIWhisker's security schemes), else `nil`.
+    public var principal: Principal? { get { authenticated?.value } set { authenticated = newValue.map(SharedValue.init) } }
+    private var authenticated: SharedValue<Principal>?
     /// What trusted proxies said, boxed (`nil` without them): a context is copied into every
     /// handler task's frames, which stay small this way.
     private let behindProxy: SharedValue<BehindProxy>?
@@ -95,10 +98,8 @@ public struct RequestContext: Sendable, Equatable {
             return value
         }
         guard generate else { return nil }
-        var generator = SystemRandomNumberGenerator()
-        let words = [generator.next(), generator.next()] as [UInt64]
-        return words.map { word in
-            let hex = String(word, radix: 16)
+        return (0..<2).map { _ in
+            let hex = String(UInt64.random(in: .min ... .max), radix: 16)
             return String(repeating: "0", count: 16 - hex.count) + hex
         }.joined()
     }

@@ -29,7 +29,7 @@ package final class DateCache: Sendable {
         }
     }
 
-    static func format(_ seconds: Int) -> String {
+    package static func format(_ seconds: Int) -> String {
         var t = time_t(seconds)
         var parts = tm()
         gmtime_r(&t, &parts)

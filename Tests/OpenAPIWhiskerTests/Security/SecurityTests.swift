@@ -118,8 +118,6 @@ import WhiskerTesting
         try transport.register({ _, _, _ in (HTTPResponse(status: .ok), nil) }, method: .get, path: "/report")
     }
 
-    enum Wire: String, CaseIterable, Sendable { case http1, http2 }
-
     @Test(arguments: Wire.allCases)
     func answers_401WithAChallenge_403_OrTheHandlerWithItsPrincipal_AndNoCredentialLogged(over wire: Wire) async throws {
         let lines = LoggedLines()
@@ -129,25 +127,14 @@ import WhiskerTesting
             $0.accessLog = .capturing(lines, label: "access", level: .trace)
         }
         let transport = try WhiskerTransport(server, validatingAgainst: OpenAPIDocument(yaml: Array(Self.document.utf8)), authenticators: Self.authenticators)
-        try transport.register({ _, _, _ in (HTTPResponse(status: .ok), HTTPBody(Principal.current?.name ?? "-")) }, method: .get, path: "/report")
+        try transport.register({ _, _, _ in (HTTPResponse(status: .ok), HTTPBody(RequestContext.current?.principal?.name ?? "-")) }, method: .get, path: "/report")
         try await server.withRunning { address in
-            func send(_ fields: [(String, String)]) async throws -> (status: Int, fields: [(String, String)], body: String) {
-                let socket = try await TestClient.connect(to: address)
-                switch wire {
-                case .http1:
-                    try await socket.send("GET /report HTTP/1.1\r\nHost: x\r\n" + fields.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n")
-                    let response = try await socket.readResponse()
-                    return (response.status, response.headers.map { ($0.name.lowercased(), $0.value) }, response.text)
-                case .http2:
-                    let h2 = HTTP2TestClient()
-                    let stream = h2.request(path: "/report", headers: fields)
-                    try await h2.exchange(over: socket) { $0.closed[stream] != nil }
-                    return (Int(h2.status(stream) ?? "") ?? 0, h2.headers[stream] ?? [], String(decoding: h2.bodies[stream] ?? [], as: UTF8.self))
-                }
+            func send(_ fields: [(String, String)]) async throws -> WireResponse {
+                try await exchange(wire, with: address, "/report", fields: fields)
             }
             let none = try await send([])
             #expect(none.status == 401)
-            #expect(none.fields.filter { $0.0 == "www-authenticate" }.map(\.1) == ["Bearer"])
+            #expect(none.values("www-authenticate") == ["Bearer"])
             #expect(none.body.contains("\"detail\":\"no credentials for key or bearer\""))
             let refused = try await send([("authorization", "Bearer \(Self.secret)x")])
             #expect(refused.status == 401)
@@ -156,7 +143,7 @@ import WhiskerTesting
             #expect(weak.body.contains("\"detail\":\"not allowed: bearer needs reports:read\""))
             let good = try await send([("authorization", "Bearer \(Self.secret)")])
             #expect(good.status == 200)
-            #expect(good.body == "alice", "the handler reads Principal.current")
+            #expect(good.body == "alice", "the handler reads RequestContext.current?.principal")
             let key = try await send([("x-api-key", "k1")])
             #expect(key.body == "reporter")
         }

@@ -11,8 +11,6 @@ import WhiskerTesting
 /// Requests checked against the document before the handler runs, over HTTP/1.1 and HTTP/2:
 /// every violation in one problem+json answer, named by parameter or JSON pointer.
 @Suite struct RequestValidationTests {
-    enum Wire: String, CaseIterable, Sendable { case http1, http2 }
-
     static let document = """
         openapi: 3.1.0
         info: {title: Pets, version: '1'}
@@ -132,23 +130,8 @@ import WhiskerTesting
     }
 
     func send(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil, over wire: Wire, to address: SocketAddress) async throws -> Answer {
-        let socket = try await TestClient.connect(to: address)
-        switch wire {
-        case .http1:
-            var head = "\(method) \(target) HTTP/1.1\r\nHost: x\r\n"
-            for (name, value) in headers { head += "\(name): \(value)\r\n" }
-            if let body { head += "Content-Length: \(body.utf8.count)\r\n" }
-            try await socket.send(head + "\r\n" + (body ?? ""))
-            let response = try await socket.readResponse()
-            return Answer(status: response.status, contentType: response.headers.first { $0.name.lowercased() == "content-type" }?.value, body: response.body)
-        case .http2:
-            let h2 = HTTP2TestClient()
-            let stream = h2.request(method: method, path: target, headers: headers, body: body.map { Array($0.utf8) })
-            try await h2.exchange(over: socket) { $0.status(stream) != nil && $0.closed[stream] != nil }
-            return Answer(
-                status: Int(h2.status(stream) ?? "") ?? 0, contentType: h2.headers[stream]?.first { $0.0 == "content-type" }?.1, body: h2.bodies[stream] ?? []
-            )
-        }
+        let response = try await exchange(wire, with: address, target, method: method, fields: headers, body: body)
+        return Answer(status: response.status, contentType: response.values("content-type").first, body: response.bytes)
     }
 
     @Test(arguments: Wire.allCases)

@@ -286,6 +286,15 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var visitorTokens: [String] = []
 
+    @Option(name: .customLong("stream-deadline"), help: ArgumentHelp("How long GET /api/emoji/stream may run; a stream still going then is ended (cleanly: an EventSource reconnects). (default: 600; env: CAT_SERVICE_STREAM_DEADLINE)", valueName: "seconds"))
+    var streamDeadline: Double?
+
+    @Option(name: .customLong("census-deadline"), help: ArgumentHelp("How long POST /api/census may take, its upload included; then 503 and the count is abandoned. (default: 120; env: CAT_SERVICE_CENSUS_DEADLINE)", valueName: "seconds"))
+    var censusDeadline: Double?
+
+    @Option(name: .customLong("adoption-rate-limit"), help: ArgumentHelp("How many adoptions (POST /api/adopt) a client address may ask for per time: REQUESTS/SECONDS, as a token bucket; past it, 429 with Retry-After. (default: 20/60; env: CAT_SERVICE_ADOPTION_RATE_LIMIT)", valueName: "requests/seconds"))
+    var adoptionRateLimit: String?
+
     @Flag(
         name: .customLong("cors-credentials"),
         help: "Let --cors-origin pages send cookies and HTTP authentication (Access-Control-Allow-Credentials; not with *). (default: off; env: CAT_SERVICE_CORS_CREDENTIALS=true|false)"
@@ -368,7 +377,8 @@ struct CatServiceCommand: AsyncParsableCommand {
         }
         let server = WhiskerServer(configuration: configuration)
         let transport = try CatServiceOperations.transport(
-            on: server, validating: settings.validation, reportTokens: settings.reportTokens, visitorTokens: settings.visitorTokens
+            on: server, validating: settings.validation, reportTokens: settings.reportTokens, visitorTokens: settings.visitorTokens,
+            policies: settings.policies
         )
         try CatServiceOperations().registerHandlers(on: transport)
         try transport.serveDocument(document, serverURL: try CatServiceOperations.serverURL())

@@ -1,6 +1,8 @@
 import ArgumentParser
+import CatServiceCore
 import Foundation
 import Logging
+import OpenAPIWhisker
 import Whisker
 
 /// cat-service's settings, each from its flag, else its `CAT_SERVICE_*` environment variable, else
@@ -31,6 +33,8 @@ struct Settings {
     /// Bearer tokens for GET /api/report: with reports:read, and known without it.
     var reportTokens: Set<String>
     var visitorTokens: Set<String>
+    /// The event stream's and the census' deadlines, and the adoptions' rate limit.
+    var policies = CatServiceOperations.Policies()
     var logLevel: Logger.Level
     var workers = IOWorkerGroup.defaultCount
     var limits = WhiskerServer.Limits()
@@ -67,6 +71,18 @@ struct Settings {
         contractCheck = try (command.contractCheck ? true : nil) ?? variables.bool("CAT_SERVICE_CONTRACT_CHECK") ?? false
         reportTokens = Set(!command.reportTokens.isEmpty ? command.reportTokens : variables.list("CAT_SERVICE_REPORT_TOKENS"))
         visitorTokens = Set(!command.visitorTokens.isEmpty ? command.visitorTokens : variables.list("CAT_SERVICE_VISITOR_TOKENS"))
+        policies.streamDeadline = try Self.seconds(command.streamDeadline, flag: "--stream-deadline", variable: "CAT_SERVICE_STREAM_DEADLINE", in: variables) ?? policies.streamDeadline
+        policies.censusDeadline = try Self.seconds(command.censusDeadline, flag: "--census-deadline", variable: "CAT_SERVICE_CENSUS_DEADLINE", in: variables) ?? policies.censusDeadline
+        if let text = command.adoptionRateLimit ?? variables["CAT_SERVICE_ADOPTION_RATE_LIMIT"] {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let requests = Int(parts[0]), (1...1_000_000).contains(requests),
+                  let window = Double(parts[1]), window > 0, window <= 86_400
+            else {
+                let source = command.adoptionRateLimit != nil ? "--adoption-rate-limit" : "CAT_SERVICE_ADOPTION_RATE_LIMIT"
+                throw ValidationError("\(source) must be REQUESTS/SECONDS (1 to 1000000 requests, above 0 and at most 86400 seconds), got \"\(text)\"")
+            }
+            policies.adoptions = RateLimit(requests, per: .milliseconds(Int64((window * 1000).rounded())))
+        }
         if let level = command.logLevel {
             logLevel = level
         } else if let text = variables["CAT_SERVICE_LOG_LEVEL"] {

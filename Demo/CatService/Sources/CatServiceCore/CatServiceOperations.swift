@@ -47,16 +47,44 @@ public struct CatServiceOperations: Sendable {
         try .catService()
     }
 
+    /// What the operations may take beyond their body limits: how long an event stream and a
+    /// census may run, and how many adoptions a client may ask for.
+    public struct Policies: Sendable {
+        /// The deadline of `GET /api/emoji/stream`: a stream still running then is ended (the
+        /// longest one asked for, 100 events 5 s apart, takes 495 s).
+        public var streamDeadline: Duration = .seconds(600)
+        /// The deadline of `POST /api/census`, its upload included: past it, 503.
+        public var censusDeadline: Duration = .seconds(120)
+        /// Adoptions (`POST /api/adopt`) per client address: past it, 429.
+        public var adoptions = RateLimit(20, per: .seconds(60))
+
+        public init() {}
+
+        /// The operations' policies, by operationId (or, for a transport without the document,
+        /// by method and path as registered).
+        func byOperation(registeredPaths: Bool) -> [String: OperationPolicy] {
+            [
+                registeredPaths ? "GET /api/emoji/stream" : "getEmojiStream": OperationPolicy(deadline: streamDeadline),
+                registeredPaths ? "POST /api/census" : "countCats": OperationPolicy(deadline: censusDeadline),
+                registeredPaths ? "POST /api/adopt" : "adoptCat": OperationPolicy(rateLimit: adoptions),
+            ]
+        }
+    }
+
     /// A transport on `server` with the request body limits of the two uploads (64 MiB for
-    /// `POST /api/census`, 1 KiB for `POST /api/adopt`) that checks each request against the
-    /// document before its handler runs, unless `validating` is `false`, and `GET /report`'s bearer
-    /// token: `reportTokens` hold `reports:read`, `visitorTokens` nothing (403); any other, 401.
-    /// Without validation the report is refused to everyone (``ReportGuardMiddleware``).
+    /// `POST /api/census`, 1 KiB for `POST /api/adopt`) and `policies`, that checks each request
+    /// against the document before its handler runs, unless `validating` is `false`, and
+    /// `GET /report`'s bearer token: `reportTokens` hold `reports:read`, `visitorTokens` nothing
+    /// (403); any other, 401. Without validation the report is refused to everyone
+    /// (``ReportGuardMiddleware``).
     public static func transport(
-        on server: WhiskerServer, validating: Bool = true, reportTokens: Set<String> = [], visitorTokens: Set<String> = []
+        on server: WhiskerServer, validating: Bool = true, reportTokens: Set<String> = [], visitorTokens: Set<String> = [],
+        policies: Policies = Policies()
     ) throws -> WhiskerTransport {
         let limits = CatHandler.requestBodyLimits.mapValues { RequestBodyLimit.maximum($0) }
-        guard validating else { return WhiskerTransport(server, requestBodyLimits: limits) }
+        guard validating else {
+            return WhiskerTransport(server, requestBodyLimits: limits, policies: policies.byOperation(registeredPaths: true))
+        }
         return try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: document(), authenticators: [
             "shelterToken": { credential in
                 guard case .bearer(let token) = credential else { return nil }
@@ -64,7 +92,7 @@ public struct CatServiceOperations: Sendable {
                 if visitorTokens.contains(token) { return Principal(name: "visitor") }
                 return nil
             },
-        ])
+        ], policies: policies.byOperation(registeredPaths: false))
     }
 
     /// Registers every operation on `transport` under `serverURL` (the document's by default),

@@ -1,0 +1,89 @@
+import HTTPTypes
+import Logging
+import WhiskerCore
+
+/// An ``OperationPolicy`` ready to apply to its operation's requests: the deadline, the rate
+/// limiter with its buckets, and the deprecation fields made once.
+struct AppliedPolicy: Sendable {
+    /// The operationId (or `METHOD /path`), for log lines and the rate limit's name.
+    let operation: String
+    let deadline: Duration?
+    let deadlineStatus: HTTPResponse.Status
+    let limiter: RateLimiter?
+    let limitKey: RateLimit.Key?
+    /// `Deprecation`, `Sunset`, `Link`, for a deprecated operation.
+    let deprecation: HTTPFields?
+
+    /// The policy of `operation`, or `nil` when there is nothing to apply: no policy, or one
+    /// with only a body limit (which the route applies), and no `deprecated` in the document.
+    init?(_ policy: OperationPolicy?, operation: String, deprecated: Bool) {
+        let policy = policy ?? OperationPolicy()
+        guard policy.deadline != nil || policy.rateLimit != nil || policy.deprecates || deprecated else { return nil }
+        self.operation = operation
+        deadline = policy.deadline
+        deadlineStatus = policy.deadlineStatus
+        limiter = policy.rateLimit.map { RateLimiter($0, name: operation) }
+        limitKey = policy.rateLimit?.key
+        deprecation = policy.deprecates || deprecated ? policy.deprecationFields() : nil
+    }
+
+    /// What the rate limit says of one more request: its fields, or `429` with `Retry-After`.
+    enum Admission {
+        case admitted(HTTPFields?)
+        case refused(Response)
+    }
+
+    /// Takes a token from the bucket of `client` (or of `principal`, when the limit is keyed by
+    /// principal and there is one).
+    func admit(client: SocketAddress, principal: String?, _ head: HTTPRequest, logger: Logger) -> Admission {
+        guard let limiter, let limitKey else { return .admitted(nil) }
+        let decision = limiter.take(RateLimiter.key(client: client, principal: principal, by: limitKey))
+        let fields = limiter.fields(for: decision)
+        guard !decision.allowed else { return .admitted(fields) }
+        let detail = "more than \(limiter.limit.requests) requests in \(limiter.limit.window.inSeconds); retry in \(decision.retryAfter ?? 1) s"
+        logger.info("request refused", metadata: ["operation": "\(operation)", "status": "429", "error": "rate limit: \(detail)"])
+        return .refused(ProblemDetails(status: .tooManyRequests, detail: detail).response(to: head, fields: fields))
+    }
+
+    /// The answer to a request whose handler missed the deadline (and was cancelled).
+    func missedDeadline(_ head: HTTPRequest, logger: Logger) -> Response {
+        logger.warning("deadline passed", metadata: [
+            "operation": "\(operation)", "deadline": "\((deadline ?? .zero).inSeconds)", "status": "\(deadlineStatus.code)", "path": "\(LogRedaction.target(head.path ?? ""))",
+        ])
+        return ProblemDetails(status: deadlineStatus, detail: "the operation did not answer within its deadline (\((deadline ?? .zero).inSeconds))").response(to: head)
+    }
+
+    /// `response` with its streamed body ended at `end`: one of unknown length (an event stream)
+    /// finishes there cleanly; one of known length is cut off (its length cannot be kept).
+    func ending(_ response: Response, at end: ContinuousClock.Instant, logger: Logger) -> Response {
+        guard case .stream(let length, let write) = response.body.storage else { return response }
+        var ended = response
+        ended.body = ResponseBody(length: length) { [operation, deadline] writer in
+            let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask { try await write(writer); return true }
+                group.addTask { try await Task.sleep(until: end, clock: .continuous); return false }
+                defer { group.cancelAll() }
+                return try await group.next() ?? true
+            }
+            guard !completed else { return }
+            logger.warning("deadline passed", metadata: [
+                "operation": "\(operation)", "deadline": "\((deadline ?? .zero).inSeconds)", "during": "the response body", "ended": length == nil ? "cleanly" : "cut off",
+            ])
+            if length != nil { throw DeadlinePassed() }
+        }
+        return ended
+    }
+}
+
+/// A body of known length stopped at its operation's deadline.
+struct DeadlinePassed: Error, CustomStringConvertible {
+    var description: String { "the operation's deadline passed while its body was sent" }
+}
+
+extension Duration {
+    /// Seconds as people write them: `60 s`, `1.5 s`.
+    var inSeconds: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int64(seconds)) s" : "\(seconds) s"
+    }
+}

@@ -1,0 +1,76 @@
+public import Foundation
+public import HTTPTypes
+public import WhiskerCore
+
+/// What one operation may take and how it answers beyond its handler: a deadline, a rate limit,
+/// its request body limit and its deprecation, named by the operation's `operationId` in
+/// ``WhiskerTransport``'s `policies`:
+///
+///     let transport = try WhiskerTransport(server, validatingAgainst: document, policies: [
+///         "getEmojiStream": OperationPolicy(deadline: .seconds(300)),
+///         "adoptCat": OperationPolicy(rateLimit: RateLimit(10, per: .seconds(60))),
+///         "countCats": OperationPolicy(deadline: .seconds(30), maxRequestBodySize: .maximum(64 << 20)),
+///         "getEmojiV1": OperationPolicy(sunset: Date(timeIntervalSince1970: 1_798_761_600)),
+///     ])
+public struct OperationPolicy: Sendable {
+    /// How long the operation may take, from its request's head to its response's last byte.
+    /// A handler that has not answered by then is cancelled and the client gets
+    /// ``deadlineStatus`` as problem details; a response body still streaming is ended there (one
+    /// of unknown length, an event stream, ends cleanly, so an `EventSource` reconnects; one of
+    /// known length is cut off). Either is logged as a warning naming the operation. `nil`: no
+    /// deadline beyond the server's timeouts.
+    public var deadline: Duration?
+    /// The status of a request whose handler missed ``deadline``: `503 Service Unavailable` by
+    /// default, or `504 Gateway Timeout` for an operation that waits on another service.
+    public var deadlineStatus: HTTPResponse.Status
+    /// Requests allowed per client (or principal): beyond them, `429 Too Many Requests` with
+    /// `Retry-After`. Every answer of the operation carries `RateLimit-Policy` and `RateLimit`.
+    public var rateLimit: RateLimit?
+    /// The request body limit, in place of the server's `maxRequestBodySize`.
+    public var maxRequestBodySize: RequestBodyLimit?
+    /// When the operation was (or will be) deprecated, sent as `Deprecation` (RFC 9745). An
+    /// operation the document marks `deprecated: true` sends it without one too, as `@0`
+    /// ("deprecated, since a date not given"); setting one also deprecates an operation the
+    /// document does not mark (better: mark it, so the docs page and clients say so).
+    public var deprecatedSince: Date?
+    /// When the operation will stop answering, sent as `Sunset` (RFC 8594) with `Deprecation`.
+    public var sunset: Date?
+    /// A page about the deprecation (what to use instead), sent as `Link: <...>; rel="deprecation"`.
+    public var deprecationLink: String?
+
+    /// A policy; every part is optional.
+    public init(
+        deadline: Duration? = nil, deadlineStatus: HTTPResponse.Status = .serviceUnavailable, rateLimit: RateLimit? = nil,
+        maxRequestBodySize: RequestBodyLimit? = nil, deprecatedSince: Date? = nil, sunset: Date? = nil, deprecationLink: String? = nil
+    ) {
+        precondition(deadline.map { $0 > .zero } ?? true, "a deadline must be longer than zero")
+        self.deadline = deadline
+        self.deadlineStatus = deadlineStatus
+        self.rateLimit = rateLimit
+        self.maxRequestBodySize = maxRequestBodySize
+        self.deprecatedSince = deprecatedSince
+        self.sunset = sunset
+        self.deprecationLink = deprecationLink
+    }
+
+    /// Whether the policy deprecates its operation (or only adds to the document's mark).
+    var deprecates: Bool { deprecatedSince != nil || sunset != nil || deprecationLink != nil }
+
+    /// `Deprecation`, `Sunset` and the `deprecation` link, for an operation that is deprecated.
+    func deprecationFields() -> HTTPFields {
+        var fields = HTTPFields()
+        let since = deprecatedSince.map { Int($0.timeIntervalSince1970.rounded(.down)) } ?? 0
+        fields[.deprecation] = "@\(since)"
+        if let sunset { fields[.sunset] = DateCache.format(Int(sunset.timeIntervalSince1970.rounded(.down))) }
+        if let deprecationLink { fields[.link] = "<\(deprecationLink)>; rel=\"deprecation\"" }
+        return fields
+    }
+}
+
+extension HTTPField.Name {
+    /// RFC 9745.
+    static let deprecation = HTTPField.Name("Deprecation")!
+    /// RFC 8594.
+    static let sunset = HTTPField.Name("Sunset")!
+    static let link = HTTPField.Name("Link")!
+}
