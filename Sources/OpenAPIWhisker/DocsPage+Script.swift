@@ -1,6 +1,7 @@
 extension DocsPage {
     /// The page's script: it renders the document (`window.renderDocument(doc)`, which the page
-    /// calls once it has read the document) and sends "Try it" requests. Everything taken from the
+    /// calls once it has read the document, the "Authorize" area from ``authorize`` first) and
+    /// sends "Try it" requests, with the credentials entered there. Everything taken from the
     /// document goes into the page as text (`append`, `textContent`, `setAttribute`), never as
     /// markup, so a hostile document cannot run script in the page.
     static let script = #"""
@@ -106,11 +107,12 @@ extension DocsPage {
         // Who may call: the requirements (any one of them, each all of its schemes) of the operation
         // or else of the document.
         const securityText = (doc, requirements) => requirements.map((requirement) => Object.entries(requirement || {}).map(([name, scopes]) => {
-          const scheme = resolve(doc, ((doc.components || {}).securitySchemes || {})[name]);
-          const kind = scheme.type === 'apiKey' ? 'API key in ' + scheme.in + ' ' + scheme.name : scheme.type === 'http' ? 'HTTP ' + scheme.scheme : scheme.type;
+          const kind = schemeKind(resolve(doc, ((doc.components || {}).securitySchemes || {})[name]));
           return name + (kind ? ' (' + kind + ')' : '') + (Array.isArray(scopes) && scopes.length ? ', scopes ' + scopes.join(', ') : '');
         }).join(' and ') || 'none').join(' or ') || 'none';
-        const tryOperation = async (path, method, parameters, inputs, bodyType, bodyInput, result) => {
+        // "Try it": the request from the inputs, with the credentials for `security` (the
+        // operation's requirements, see credentialsFor); the URL shown leaves a query key out.
+        const tryOperation = async (path, method, parameters, inputs, bodyType, bodyInput, security, result) => {
           let url = apiPrefix + path;
           const query = new URLSearchParams();
           parameters.forEach((parameter, index) => {
@@ -119,10 +121,13 @@ extension DocsPage {
             if (parameter.in === 'path') url = url.replace('{' + parameter.name + '}', encodeURIComponent(value));
             else if (parameter.in === 'query') query.append(parameter.name, value);
           });
+          const shown = url + ([...query].length ? '?' + query : '');
+          const { headers, query: keys } = credentialsFor(security);
+          for (const [name, value] of keys) query.append(name, value);
           if ([...query].length) url += '?' + query;
-          const init = { method: method.toUpperCase() };
-          if (bodyType) init.headers = { 'Content-Type': bodyType }, init.body = bodyInput.value;
-          result.textContent = init.method + ' ' + url + ' …';
+          const init = { method: method.toUpperCase(), headers, credentials: 'same-origin' };
+          if (bodyType) headers['Content-Type'] = bodyType, init.body = bodyInput.value;
+          result.textContent = init.method + ' ' + shown + ' …';
           try {
             const response = await fetch(url, init);
             const type = response.headers.get('Content-Type') || '';
@@ -167,7 +172,7 @@ extension DocsPage {
           const button = element('button', 'Try it');
           const result = element('pre', undefined, { class: 'result' });
           button.addEventListener('click', () => {
-            window.lastTry = tryOperation(path, method, parameters, inputs, bodyType, bodyInput, result);
+            window.lastTry = tryOperation(path, method, parameters, inputs, bodyType, bodyInput, security, result);
           });
           section.append(button, result);
           return section;
@@ -178,6 +183,9 @@ extension DocsPage {
           document.title = String(info.title || 'API');
           document.getElementById('title').textContent = document.title + (info.version ? ' ' + info.version : '');
           document.getElementById('description').replaceChildren(markdown(info.description) || '');
+          const authorize = document.getElementById('authorize');
+          authorize.replaceChildren(...authorizeView(doc));
+          authorize.hidden = !authorize.childElementCount;
           const list = document.getElementById('operations');
           list.textContent = '';
           for (const [path, item] of Object.entries(doc.paths || {})) {

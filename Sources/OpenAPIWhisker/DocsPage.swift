@@ -2,13 +2,14 @@
 /// It reads the document (JSON, or YAML with ``yamlReader``), lists every operation with what it
 /// enforces (parameters and their constraints, the schemas of request and response bodies,
 /// responses by status, deprecation, security) and descriptions as Markdown, and "Try it" sends
-/// the request from the browser (``script``). `window.docsReady` is a promise of the rendering,
+/// the request from the browser (``script``) with the credentials entered in its "Authorize" area
+/// (``authorize``), which the page keeps in memory only. `window.docsReady` is a promise of the rendering,
 /// `window.lastTry` of the last answer and `window.renderDocument(doc)` renders a document, for
 /// tests that drive the page.
 enum DocsPage {
     static func html(documentURL: String?, apiPrefix: String) -> [UInt8] {
         let settings = "const documentURL = \(jsString(documentURL)), apiPrefix = \(jsString(apiPrefix));"
-        return Array((head + "<script>\n" + settings + "\n" + yamlReader + script + "</script>\n</body>\n</html>\n").utf8)
+        return Array((head + "<script>\n" + settings + "\n" + yamlReader + authorize + script + "</script>\n</body>\n</html>\n").utf8)
     }
 
     /// A JavaScript string literal (or `null`) for `value`, safe inside a `<script>` element.
@@ -52,6 +53,7 @@ enum DocsPage {
         <body>
         <h1 id="title">API</h1>
         <div id="description" class="muted"></div>
+        <section id="authorize" hidden></section>
         <div id="operations"><p class="muted">Loading the document…</p></div>
 
         """

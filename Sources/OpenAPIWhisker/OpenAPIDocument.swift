@@ -34,7 +34,7 @@ extension WhiskerTransport {
     /// no-cache` and the server's `ETag` (``WhiskerServer/Configuration/generatesETags``), so a
     /// client revalidates with `If-None-Match` and gets `304` while it has not changed.
     ///
-    /// The page is one small HTML file of Whisker's own (about 19 KB, no script or style from
+    /// The page is one small HTML file of Whisker's own (about 23 KB, no script or style from
     /// anywhere else, so it works offline and under a strict network policy): it lists every
     /// operation (method, path, `operationId`, summary, parameters, request body and responses)
     /// with what it enforces: each parameter's constraints (bounds, lengths, pattern, enum,
@@ -42,7 +42,9 @@ extension WhiskerTransport {
     /// required ones, nested objects and arrays, `$ref`s by name), the responses by status,
     /// deprecation and security. Descriptions are rendered as inline Markdown (code, emphasis,
     /// links to http(s) or relative addresses), as text, never as markup. "Try it" sends the
-    /// request from the browser and shows the answer.
+    /// request from the browser and shows the answer, with the credentials typed into the page's
+    /// "Authorize" area for the operation's security (bearer, basic, an API key in a header or
+    /// the query; the browser's own cookie or client certificate), kept in the page's memory only.
     /// - Throws: ``RouteError`` if one of these paths is already registered.
     public func serveDocument(_ document: OpenAPIDocument, serverURL: URL) throws {
         var prefix = serverURL.path

@@ -5,10 +5,14 @@
 # responses by status, descriptions as Markdown), and its "Try it" gets cats. Then the page renders
 # browser/docs-fixture.json, a hostile document: its markup and javascript: links stay text; and
 # what the demo's document does not have: 3.0 and 3.1 bounds, enum, pattern, array parameters,
-# recursive and looping $refs, additionalProperties: false, deprecation, security.
+# recursive and looping $refs, additionalProperties: false, deprecation, security. The Authorize
+# area: getShelterReport's "Try it" with no token (401), the reporter's (200) and the visitor's
+# (403) typed in, kept in the page's memory only (no storage, cookie or URL holds one, a reload
+# clears it, no log line either); for the fixture, what "Try it" sends for each kind of scheme.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-start_server
+REPORTER=rt-3c9e1a7f VISITOR=vt-8d2b6f0a
+start_server --log-level debug --access-log --report-token "$REPORTER" --visitor-token "$VISITOR"
 request "$BASE/api/openapi.yaml"
 check_eq "GET /api/openapi.yaml: 200" 200 "$STATUS"
 check "... the bundled document, byte for byte" cmp "$BODY" "$DEMO_DIR/Sources/CatService/openapi.yaml"
@@ -28,14 +32,29 @@ check_eq "GET /api/docs: 200 text/html" "200 text/html; charset=utf-8" "$STATUS 
 check_eq "... a page that needs nothing from elsewhere (no src= or href= to another host)" "" "$(grep -oE '(src|href)=["'"'"']?https?:' "$BODY" || true)"
 echo "  (the page is $(stat -c %s "$BODY") bytes)"
 
-report=$(timeout 60 python3 "$TESTS_DIR/browser/docs.py" "$BASE/api/docs" 2>&1 || echo "no report within 60 s")
+report=$(timeout 60 python3 "$TESTS_DIR/browser/docs.py" "$BASE/api/docs" "$REPORTER" "$VISITOR" 2>&1 || echo "no report within 60 s")
 echo "  (Chromium: $(shorten "$report"))"
-field() { python3 -c 'import json,sys; print(eval(sys.argv[2], {"r": json.loads(sys.argv[1])}))' "$1" "$2" 2>/dev/null || echo "no report"; }
+field() { python3 -c 'import json,sys; print(eval(sys.argv[2], {"r": json.loads(sys.argv[1]), "json": json}))' "$1" "$2" 2>/dev/null || echo "no report"; }
 check_eq "the page lists every operation, by operationId" "adoptCat countCats getClip getEmoji getEmojiStream getShelterReport" \
     "$(field "$report" '" ".join(sorted(r["operations"]))')"
 check_eq "\"Try it\" on getEmoji with count 3: 200" 200 "$(field "$report" 'r["tried"]["status"]')"
 check_eq "... three cats" 3 "$(count_cats "$(field "$report" 'r["tried"]["text"]')")"
 check_contains "... shown on the page" "200" "$(field "$report" 'r["shown"]')"
+
+# Authorize: the report's bearer token, typed into the page.
+check_eq "the Authorize area has a password input for shelterToken" password "$(field "$report" 'r["security"]["input"]')"
+check_eq "\"Try it\" on getShelterReport with no token: 401, shown" "401 401" \
+    "$(field "$report" '" ".join([str(r["security"]["none"]["status"]), r["security"]["none"]["shown"][:3]])')"
+check_eq "... with the reporter's token typed in: 200, the report" "200 adoptions 0" \
+    "$(field "$report" '" ".join([str((t := r["security"]["reporter"])["status"]), *[k + " " + str(v) for k, v in json.loads(t["text"]).items()]])')"
+check_contains "... shown on the page" '"adoptions"' "$(field "$report" 'r["security"]["reporter"]["shown"]')"
+check_eq "... with the visitor's: 403" 403 "$(field "$report" 'r["security"]["visitor"]["status"]')"
+check_eq "no token in localStorage, sessionStorage, document.cookie, the page's URL or its history state" "[]" \
+    "$(field "$report" 'r["security"]["stored"]')"
+check_eq "after a reload the token is gone: an empty input, and 401" " 401" \
+    "$(field "$report" 'r["reloaded"]["value"] + " " + str(r["reloaded"]["status"])')"
+check_eq "neither token in the server's log (debug level, with the access log)" 0 \
+    "$(cat "$SERVER_OUT" "$SERVER_ERR" | grep -c -e "$REPORTER" -e "$VISITOR" || true)"
 
 # What the page shows of the demo's document.
 check_eq "getEmoji's count: in query, an integer, minimum 1, maximum 100" "in query; integer; minimum 1, maximum 100" \
@@ -89,3 +108,24 @@ check_eq "... deprecated marked (plantTree), not where it is not (hostile)" "Tru
 check_eq "... the operation's security" "Security: bearer (HTTP bearer) and key (API key in header X-Key) or none" \
     "$(field "$report" 'r["fixture"]["operations"]["plantTree"]["security"]')"
 check_eq "... else the document's" "Security: key (API key in header X-Key)" "$(field "$report" 'r["fixture"]["operations"]["hostile"]["security"]')"
+
+# The fixture's Authorize area: every scheme listed, an input for what the page can send.
+check_eq "fixture: Authorize lists each scheme, with its inputs" \
+    "key password; bearer password; digest -; cookie -; mtls -; oauth password; basic text password; query password" \
+    "$(field "$report" '"; ".join(n + " " + (" ".join(s["inputs"]) or "-") for n, s in r["fixture"]["schemes"].items())')"
+check_contains "... a cookie: the browser's own" "the browser sends its own cookie; the page sets none" "$(field "$report" 'r["fixture"]["schemes"]["cookie"]["text"]')"
+check_contains "... mutualTLS: the browser's client certificate" "the browser’s client certificate is used" "$(field "$report" 'r["fixture"]["schemes"]["mtls"]["text"]')"
+check_contains "... http digest: not sent" "the page cannot send this scheme" "$(field "$report" 'r["fixture"]["schemes"]["digest"]["text"]')"
+check_contains "... a scheme's description as text" "<img src=x onerror=\"window.pwned='scheme'\"> scopes" "$(field "$report" 'r["fixture"]["schemes"]["oauth"]["text"]')"
+check_eq "fixture: nothing typed in: \"Try it\" sends no credentials (same-origin: the browser's cookie)" "{} same-origin /api/locks" \
+    "$(field "$report" '" ".join([json.dumps((t := r["fixture"]["sent"]["none"])["headers"]), t["credentials"], t["url"]])')"
+check_eq "... the first alternative with a value for each scheme (digest and the cookie's passed over): oauth2's token as Bearer" \
+    "Bearer oauth-token /api/locks" \
+    "$(field "$report" '(t := r["fixture"]["sent"]["oauth"])["headers"].get("Authorization", "none") + " " + t["url"]')"
+check_eq "... then basic (user:password in UTF-8, base64) and the query's API key" \
+    "Basic $(printf '%s' 'cat:pä ss' | base64) /api/locks?api_key=k%261" \
+    "$(field "$report" '(t := r["fixture"]["sent"]["basic"])["headers"].get("Authorization", "none") + " " + t["url"]')"
+check_eq "... the key not shown on the page, asking or answered" "GET /api/locks … False" \
+    "$(field "$report" '(t := r["fixture"]["sent"]["basic"])["asking"] + " " + str("k&1" in t["shown"] or "k%261" in t["shown"])')"
+check_eq "... bearer without the key that goes with it: no credentials sent (the next alternative, {}, needs none)" "Content-Type" \
+    "$(field "$report" '" ".join(r["fixture"]["sent"]["incomplete"]["headers"])')"
