@@ -34,13 +34,11 @@ struct RegisteredOperation: Sendable {
     }
 
     /// Checks `request` (rate limit, security, parameters, body) and runs the handler.
-    private func handle(_ request: Request) async throws -> Response {
-        let context = RequestContext.current
-        let client = context?.client ?? request.peer
+    func handle(_ request: Request) async throws -> Response {
         var rateLimitFields: HTTPFields?
         // Counted before anything else is read, unless the bucket is the principal's.
         if let policy, policy.limitKey == .client {
-            switch policy.admit(client: client, principal: nil, request.head, logger: logger) {
+            switch policy.admit(client: RequestContext.current?.client ?? request.peer, principal: nil, request.head, logger: logger) {
             case .refused(let response): return response
             case .admitted(let fields): rateLimitFields = fields
             }
@@ -56,7 +54,7 @@ struct RegisteredOperation: Sendable {
             }
         }
         if let policy, policy.limitKey == .principal {
-            switch policy.admit(client: client, principal: principal?.name, request.head, logger: logger) {
+            switch policy.admit(client: RequestContext.current?.client ?? request.peer, principal: principal?.name, request.head, logger: logger) {
             case .refused(let response): return response
             case .admitted(let fields): rateLimitFields = fields
             }
@@ -68,7 +66,7 @@ struct RegisteredOperation: Sendable {
         }
         do {
             let metadata = ServerRequestMetadata(pathParameters: parameters)
-            let (head, responseBody) = if let principal, var context {
+            let (head, responseBody) = if let principal, var context = RequestContext.current {
                 try await RequestContext.$current.withValue({ context.principal = principal; return context }()) {
                     try await handler(request.head, body, metadata)
                 }

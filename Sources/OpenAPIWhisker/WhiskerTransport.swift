@@ -123,8 +123,11 @@ public struct WhiskerTransport: ServerTransport {
             logger: server.configuration.logger
         )
         let limit = policy?.maxRequestBodySize ?? requestBodyLimits[key] ?? .serverDefault
-        try server.register(method: method, path: path, maxRequestBodySize: limit) { request in
-            try await operation.respond(to: request)
+        // Without a policy, straight to the checks and the handler: no frame more per request.
+        if operation.policy == nil {
+            try server.register(method: method, path: path, maxRequestBodySize: limit) { request in try await operation.handle(request) }
+        } else {
+            try server.register(method: method, path: path, maxRequestBodySize: limit) { request in try await operation.respond(to: request) }
         }
     }
 
