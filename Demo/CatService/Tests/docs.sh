@@ -63,8 +63,8 @@ check_eq "getEmojiStream's interval_ms: minimum 0, maximum 5000" "integer; minim
     "$(field "$report" '"; ".join([(p := r["demo"]["getEmojiStream"]["parameters"]["interval_ms"])["type"], ", ".join(p["constraints"])])')"
 check_eq "adoptCat's request body: the Adoption schema, its name required and a string" "application/json: Adoption object; name required string" \
     "$(field "$report" '"; ".join(t + ": " + s["name"] + " " + s["type"] for t, s in r["demo"]["adoptCat"]["body"].items()) + "; " + " ".join(["name"] + ["required"] * (p := r["demo"]["adoptCat"]["body"]["application/json"]["properties"]["name"])["required"] + [p["type"]])')"
-check_eq "countCats' responses by status, with their content types (413 and 415 from #/components/responses/Problem)" \
-    "200 application/json; 400 application/problem+json text/plain; 413 application/problem+json text/plain; 415 application/problem+json text/plain" \
+check_eq "countCats' responses by status, with their content types (413 and 415 from #/components/responses/Problem, 503 from DeadlinePassed)" \
+    "200 application/json; 400 application/problem+json text/plain; 413 application/problem+json text/plain; 415 application/problem+json text/plain; 503 application/problem+json text/plain" \
     "$(field "$report" '"; ".join(" ".join([status, *response["content"]]) for status, response in r["demo"]["countCats"]["responses"].items())')"
 check_eq "... 200's Census schema: cats and bytes required, integer, format int64" "Census: cats required integer format int64, bytes required integer format int64" \
     "$(field "$report" '(s := r["demo"]["countCats"]["responses"]["200"]["content"]["application/json"])["name"] + ": " + ", ".join(" ".join([n] + ["required"] * p["required"] + [p["type"], *p["constraints"]]) for n, p in s["properties"].items())')"
