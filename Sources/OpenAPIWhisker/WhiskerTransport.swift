@@ -30,6 +30,10 @@ public import WhiskerCore
 ///           "POST /api/census": .maximum(256 << 20),
 ///           "POST /api/adopt": .maximum(1024),
 ///       ])
+/// - With the document (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``),
+///   requests are checked against it, its security schemes are enforced, and each operation may
+///   have an ``OperationPolicy`` by operationId: a deadline, a rate limit, its body limit, its
+///   deprecation.
 public struct WhiskerTransport: ServerTransport {
     let server: WhiskerServer
     private let requestBodyLimits: [String: RequestBodyLimit]
@@ -104,6 +108,9 @@ public struct WhiskerTransport: ServerTransport {
         for name in policies.keys where !operations.operations.contains(where: { $0.id == name }) {
             throw DocumentError("a policy is given for \(name), which is no operationId of the document")
         }
+        // An API key in the query is in the request target the access log shows: its name is
+        // redacted like `api_key`'s, whatever it is.
+        LogRedaction.addSensitiveNames(operations.apiKeyNames)
         self.validation = RequestValidation(operations: operations, status: invalidRequestStatus, authenticators: authenticators)
         self.policies = policies
     }

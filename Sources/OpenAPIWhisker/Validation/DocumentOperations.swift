@@ -66,6 +66,8 @@ struct DocumentOperations: Sendable {
 
     let schemas: SchemaSet
     let operations: [Operation]
+    /// The names of the `apiKey` schemes' headers, query parameters and cookies.
+    let apiKeyNames: [String]
 
     static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
@@ -144,6 +146,10 @@ struct DocumentOperations: Sendable {
         }
         self.schemas = schemas
         self.operations = operations
+        apiKeyNames = schemes.values.compactMap { scheme in
+            guard case .apiKey(_, let name) = scheme.kind else { return nil }
+            return name
+        }
     }
 
     /// A `security` value: alternatives (an array) of requirements (objects: scheme name to scopes).

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Keeps credentials out of what Whisker logs. Nothing the server or the transport logs carries a
 /// request's header values, but text that describes a request can reach a log line all the same:
 /// an error's description (the OpenAPI runtime's `ServerError` holds the whole request head, every
@@ -14,10 +16,13 @@ package enum LogRedaction {
     package static func isSensitive(_ name: some StringProtocol) -> Bool {
         let name = name.lowercased()
         if name == "authorization" || name == "proxy-authorization" || name == "cookie" || name == "set-cookie" { return true }
-        return sensitiveParts.contains { name.contains($0) }
+        return sensitiveParts.withLock { $0.contains { name.contains($0) } }
     }
 
-    private static let sensitiveParts = ["api-key", "api_key", "apikey", "token", "secret", "password", "passwd", "session", "credential", "x-auth", "signature"]
+    private static let sensitiveParts = Mutex(["api-key", "api_key", "apikey", "token", "secret", "password", "passwd", "session", "credential", "x-auth", "signature"])
+
+    /// Treats these names (and names containing them) as sensitive too, from now on, process-wide: an OpenAPI document's `apiKey` parameters.
+    package static func addSensitiveNames(_ names: some Sequence<String>) { sensitiveParts.withLock { $0 += names.map { $0.lowercased() }.filter { !$0.isEmpty && !$0.contains(":") && !$0.contains("=") } } }
 
     /// `text` with the value after every sensitive name (see ``isSensitive(_:)``) replaced by
     /// ``placeholder``, in the forms `name: value` (a header field as it is described) and
@@ -67,7 +72,7 @@ package enum LogRedaction {
     private static func mayHoldCredentials(_ text: String) -> Bool {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "=") }) else { return false }
         let lowered = text.lowercased()
-        return lowered.contains("auth") || lowered.contains("cookie") || sensitiveParts.contains { lowered.contains($0) }
+        return lowered.contains("auth") || lowered.contains("cookie") || sensitiveParts.withLock { $0.contains { lowered.contains($0) } }
     }
 }
 
@@ -75,18 +80,14 @@ extension UInt8 {
     /// A byte of a field or parameter name as the scrubber reads one.
     fileprivate var isNameByte: Bool {
         switch self {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
-            true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
         default: false
         }
     }
 
     fileprivate func endsValue(isCookie: Bool) -> Bool {
         switch self {
-        case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "]"), UInt8(ascii: ")"),
-             UInt8(ascii: ","), UInt8(ascii: "&"):
-            true
+        case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "]"), UInt8(ascii: ")"), UInt8(ascii: ","), UInt8(ascii: "&"): true
         case UInt8(ascii: ";"): !isCookie
         default: false
         }

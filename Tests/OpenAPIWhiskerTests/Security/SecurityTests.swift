@@ -127,7 +127,9 @@ import WhiskerTesting
             $0.accessLog = .capturing(lines, label: "access", level: .trace)
         }
         let transport = try WhiskerTransport(server, validatingAgainst: OpenAPIDocument(yaml: Array(Self.document.utf8)), authenticators: Self.authenticators)
-        try transport.register({ _, _, _ in (HTTPResponse(status: .ok), HTTPBody(RequestContext.current?.principal?.name ?? "-")) }, method: .get, path: "/report")
+        for path in ["/report", "/elsewhere"] {
+            try transport.register({ _, _, _ in (HTTPResponse(status: .ok), HTTPBody(RequestContext.current?.principal?.name ?? "-")) }, method: .get, path: path)
+        }
         try await server.withRunning { address in
             func send(_ fields: [(String, String)]) async throws -> WireResponse {
                 try await exchange(wire, with: address, "/report", fields: fields)
@@ -146,9 +148,13 @@ import WhiskerTesting
             #expect(good.body == "alice", "the handler reads RequestContext.current?.principal")
             let key = try await send([("x-api-key", "k1")])
             #expect(key.body == "reporter")
+            // In the request target the access log shows, under a name that says nothing of keys.
+            let queryKey = try await exchange(wire, with: address, "/elsewhere?key=k1&count=3")
+            #expect(queryKey.body == "query reporter")
         }
         let logged = lines.all.map { "\($0.0) \($0.1)" }
         #expect(logged.contains { $0.contains("request refused") && $0.contains("401") }, "\(logged)")
-        #expect(!logged.contains { $0.contains(Self.secret) || $0.contains("k1") }, "no credential in any of \(logged.count) log lines")
+        #expect(!logged.contains { $0.contains(Self.secret) || $0.contains("k1") }, "no credential in any of \(logged.count) log lines: \(logged)")
+        #expect(logged.contains { $0.contains("/elsewhere?key=<redacted>&count=3") }, "the access log's target, the key's value redacted")
     }
 }

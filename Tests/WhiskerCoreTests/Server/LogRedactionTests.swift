@@ -25,4 +25,11 @@ import WhiskerCore
         #expect(LogRedaction.target("/api/token/abc") == "/api/token/abc")
         #expect(LogRedaction.target("/api/x?token=abc") == "/api/x?token=<redacted>")
     }
+
+    @Test func addSensitiveNames_RedactsADocumentsOwnKeyNames() {
+        #expect(LogRedaction.target("/a?zq_code=1") == "/a?zq_code=1")
+        LogRedaction.addSensitiveNames(["ZQ_Code"])
+        #expect(LogRedaction.target("/a?zq_code=1&n=2") == "/a?zq_code=<redacted>&n=2")
+        #expect(LogRedaction.scrub("zq_code: 1") == "zq_code: <redacted>")
+    }
 }
