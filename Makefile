@@ -105,10 +105,13 @@ test: deps test-layers test-lib test-budget test-demo
 
 # The module layers (Scripts/check-layers.sh: dependencies, imports, folder sizes), and the
 # HTTP/1.1-only example, which must link no TLS or HTTP/2 library and serve as a client expects.
+# The example is built without the default traits, as a user who turns them off gets Whisker, in a
+# build folder of its own (the other builds keep the traits).
+HTTP1_ONLY_BUILD = $(SWIFT) build --disable-default-traits --scratch-path .build-http1-only
 test-layers:
-	$(SWIFT) build --product HTTP1OnlyExample
-	Scripts/check-layers.sh "$$($(SWIFT) build --show-bin-path)/HTTP1OnlyExample"
-	Scripts/http1-only.sh "$$($(SWIFT) build --show-bin-path)/HTTP1OnlyExample"
+	$(HTTP1_ONLY_BUILD) --product HTTP1OnlyExample
+	Scripts/check-layers.sh "$$($(HTTP1_ONLY_BUILD) --show-bin-path)/HTTP1OnlyExample"
+	Scripts/http1-only.sh "$$($(HTTP1_ONLY_BUILD) --show-bin-path)/HTTP1OnlyExample"
 
 # The streaming tests bound the process's resident memory, which every test in the process
 # shares: they run in a process of their own, after the rest.
@@ -164,7 +167,7 @@ test-demo: build-demo test-demo-swift
 
 # clean: every build folder of the library, the demo and the allocation budget.
 clean:
-	rm -rf .build $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build
+	rm -rf .build .build-http1-only $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build
 
 # bench: the CatService on Whisker, Hummingbird 2 and Vapor 4, side by side (Benchmarks/bench.sh;
 # not part of `make test`). The first run builds the peers in release (5 to 12 minutes each, once per

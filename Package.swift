@@ -24,6 +24,15 @@ let package = Package(
         .library(name: "WhiskerProxies", targets: ["WhiskerProxies"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
     ],
+    // `import Whisker` with the default traits is the whole server; a package that wants less says
+    // `.package(url: ..., from: ..., traits: [])` (or names the ones it wants) and links none of
+    // the system libraries of the traits it leaves out.
+    traits: [
+        .trait(name: "TLS", description: "HTTPS and mutual TLS through OpenSSL (WhiskerTLS; Debian: libssl-dev)."),
+        .trait(name: "HTTP2", description: "HTTP/2, h2c and h2 over TLS, through libnghttp2 (WhiskerHTTP2; Debian: libnghttp2-dev)."),
+        .trait(name: "Compression", description: "gzip and Brotli responses, gzip and deflate uploads (WhiskerCompression; zlib and Brotli)."),
+        .default(enabledTraits: ["TLS", "HTTP2", "Compression"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -77,15 +86,24 @@ let package = Package(
             ]
         ),
         // A server that speaks HTTP/1.1 only: what it links shows the core needs no TLS or HTTP/2.
+        // Built without the default traits (`swift build --disable-default-traits`), the server a
+        // user gets who turns them off: HTTP/1.1 only, linking no OpenSSL, libnghttp2, zlib or Brotli.
         .executableTarget(
             name: "HTTP1OnlyExample",
             dependencies: [
-                "WhiskerCore", "OpenAPIWhisker",
+                "Whisker",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .target(name: "Whisker", dependencies: ["WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker"]),
+        // The one import: the core, the transport and the modules without system libraries always;
+        // HTTPS, HTTP/2 and compression with their traits (on by default).
+        .target(name: "Whisker", dependencies: [
+            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker",
+            .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
+            .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
+            .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
+        ]),
         // Trusted reverse proxies: the PROXY protocol header before HTTP and Forwarded / X-Forwarded-For,
         // through the core's ProxyTrust hook.
         .target(

@@ -1,8 +1,9 @@
-// An HTTP/1.1-only server: WhiskerCore and the OpenAPI transport, nothing else of Whisker. It links
-// neither OpenSSL nor libnghttp2 (Scripts/check-layers.sh checks with ldd), which is what a service
-// behind a proxy that ends TLS and speaks HTTP/1.1 upstream needs.
+// An HTTP/1.1-only server: Whisker without its default traits (TLS, HTTP2, Compression), as a
+// package gets it with `.package(url: ..., from: ..., traits: [])`. Built so, it links neither
+// OpenSSL nor libnghttp2 nor zlib nor Brotli (Scripts/check-layers.sh checks with ldd), which is
+// what a service behind a proxy that ends TLS and speaks HTTP/1.1 upstream needs.
 //
-//     swift run HTTP1OnlyExample 8080      # then: curl http://127.0.0.1:8080/hello/world
+//     swift run --disable-default-traits HTTP1OnlyExample 8080   # then: curl http://127.0.0.1:8080/hello/world
 //
 // A generated server would call `registerHandlers(on: transport, serverURL:)`; this one registers
 // one operation by hand, as the generated code does. SIGTERM and SIGINT shut it down gracefully
@@ -15,8 +16,7 @@ import Darwin
 import Dispatch
 import HTTPTypes
 import OpenAPIRuntime
-import OpenAPIWhisker
-import WhiskerCore
+import Whisker
 
 let port = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 8080
 let server = WhiskerServer(configuration: .init(host: "127.0.0.1", port: port))

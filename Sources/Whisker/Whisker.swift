@@ -12,13 +12,20 @@
 //     try MyHandler().registerHandlers(on: transport, serverURL: try Servers.Server1.url())
 //     try await server.run()
 //
-// A server that needs neither TLS, HTTP/2 nor compression imports WhiskerCore and OpenAPIWhisker
-// instead and links none of OpenSSL, libnghttp2, zlib and libbrotlienc.
+// HTTPS, HTTP/2 and compression come with the package's traits TLS, HTTP2 and Compression, on by
+// default. A server that needs none of them depends on Whisker with `traits: []` and links none of
+// OpenSSL, libnghttp2, zlib and libbrotlienc (HTTP1OnlyExample is that server).
 @_exported public import WhiskerCore
-@_exported public import WhiskerTLS
-@_exported public import WhiskerHTTP2
-@_exported public import WhiskerCompression
 @_exported public import WhiskerCORS
 @_exported public import WhiskerHealth
 @_exported public import WhiskerProxies
 @_exported public import OpenAPIWhisker
+#if TLS
+@_exported public import WhiskerTLS
+#endif
+#if HTTP2
+@_exported public import WhiskerHTTP2
+#endif
+#if Compression
+@_exported public import WhiskerCompression
+#endif
