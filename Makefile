@@ -9,6 +9,7 @@
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
 #   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
 #   make soak    a release cat-service under a few minutes of mixed load, checked for leaks (not part of `make test`)
+#   make docs    the DocC documentation of the Whisker module, in .build/docs/Whisker.doccarchive (not part of `make test`)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -168,6 +169,20 @@ test-demo: build-demo test-demo-swift
 # clean: every build folder of the library, the demo and the allocation budget.
 clean:
 	rm -rf .build .build-http1-only $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build
+
+# docs: the DocC archive of the umbrella module `Whisker` (its catalog is Sources/Whisker/Whisker.docc),
+# built by swift-docc-plugin's generate-documentation command, in DOCS_OUTPUT (under .build, which
+# git ignores). DOCS_SCRATCH is the build folder the plugin builds the symbol graphs in (the
+# library's own, .build, by default). A DocC warning (an unresolved link, say) fails it. Not part
+# of `make test`.
+DOCS_SCRATCH ?= .build
+DOCS_OUTPUT ?= .build/docs/Whisker.doccarchive
+unexport DOCS_SCRATCH DOCS_OUTPUT
+.PHONY: docs
+docs:
+	mkdir -p $(dir $(DOCS_OUTPUT))
+	$(SWIFT) package --scratch-path $(DOCS_SCRATCH) --allow-writing-to-directory $(DOCS_OUTPUT) \
+	    generate-documentation --target Whisker --output-path $(DOCS_OUTPUT) --warnings-as-errors
 
 # bench: the CatService on Whisker, Hummingbird 2 and Vapor 4, side by side (Benchmarks/bench.sh;
 # not part of `make test`). The first run builds the peers in release (5 to 12 minutes each, once per

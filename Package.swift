@@ -40,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // `make docs`: the generate-documentation command plugin (DocC). It adds no code to the
+        // library; a package that depends on Whisker fetches it (and SymbolKit) but builds neither.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "CWhiskerSystem"),
