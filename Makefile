@@ -3,13 +3,13 @@
 #   make deps    install the system packages the build and the tests need (apt-get, only if missing)
 #   make build   build the library and the cat-service demo
 #   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
-#   make test    the layer check, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary
+#   make test    the layer check, the documentation, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary
 #   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport) against Benchmarks/Allocations/Thresholds
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
 #   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
 #   make soak    a release cat-service under a few minutes of mixed load, checked for leaks (not part of `make test`)
-#   make docs    the DocC documentation of the Whisker module, in .build/docs/Whisker.doccarchive (not part of `make test`)
+#   make docs    the DocC documentation of the Whisker module, in .build/docs/Whisker.doccarchive (warnings are errors; `make test` builds it)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -102,7 +102,7 @@ run: deps
 
 # test: the library's unit and in-process tests, the allocation budget, then the demo's curl tests
 # (Demo/CatService/Tests/run-all.sh, which ends with "N passed, N failed").
-test: deps test-layers test-lib test-budget test-demo
+test: deps test-layers docs test-lib test-budget test-demo
 
 # The module layers (Scripts/check-layers.sh: dependencies, imports, folder sizes), and the
 # HTTP/1.1-only example, which must link no TLS or HTTP/2 library and serve as a client expects.
@@ -173,8 +173,8 @@ clean:
 # docs: the DocC archive of the umbrella module `Whisker` (its catalog is Sources/Whisker/Whisker.docc),
 # built by swift-docc-plugin's generate-documentation command, in DOCS_OUTPUT (under .build, which
 # git ignores). DOCS_SCRATCH is the build folder the plugin builds the symbol graphs in (the
-# library's own, .build, by default). A DocC warning (an unresolved link, say) fails it. Not part
-# of `make test`.
+# library's own, .build, by default). A DocC warning (an unresolved link, say) fails it, in
+# `make test` too.
 DOCS_SCRATCH ?= .build
 DOCS_OUTPUT ?= .build/docs/Whisker.doccarchive
 unexport DOCS_SCRATCH DOCS_OUTPUT
