@@ -66,7 +66,7 @@ public struct WhiskerTransport: ServerTransport {
     /// schema's `type`, bounds, lengths, `pattern`, `enum`, arrays in the parameter's style), the
     /// request's `Content-Type` against the media types the operation takes (`415` if it is not
     /// one), a required body's presence, and a JSON body (`application/json`, `*+json`) against
-    /// its schema (the keywords ``SchemaSet`` lists: types, `required`, bounds, lengths,
+    /// its schema (the keywords `SchemaSet` lists: types, `required`, bounds, lengths,
     /// patterns, enums, `additionalProperties: false`, nested objects and arrays, `$ref`). A JSON
     /// body is read whole, within the route's body limit, to be checked; other bodies still stream
     /// to the handler unread. The answer is problem details:

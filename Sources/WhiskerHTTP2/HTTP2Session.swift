@@ -122,13 +122,13 @@ package final class HTTP2Session {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
-        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
-        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, onBeginFrame)
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, Callbacks.onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, Callbacks.onHeader)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, Callbacks.onFrameReceived)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, Callbacks.onDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, Callbacks.onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, Callbacks.onFrameSent)
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, Callbacks.onBeginFrame)
 
         var option: OpaquePointer?
         nghttp2_option_new(&option)
@@ -261,7 +261,7 @@ package final class HTTP2Session {
         if hasBody { outgoing[streamID] = OutgoingBody() }
         let result = headers.withNV { list in
             if hasBody {
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Callbacks.readBodyCallback)
                 return nghttp2_submit_response(session, streamID, list.baseAddress, list.count, &provider)
             }
             return nghttp2_submit_response(session, streamID, list.baseAddress, list.count, nil)
@@ -474,44 +474,49 @@ private func session(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
     Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
 }
 
-private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
-    if let frame { session(userData).beginHeaders(frame) }
-    return 0
-}
-
-private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
-    if let frame, let name, let value {
-        session(userData).header(frame, name: UnsafeBufferPointer(start: name, count: nameLength), value: UnsafeBufferPointer(start: value, count: valueLength))
+/// libnghttp2's callbacks, each a C function pointer into the session that `userData` names.
+/// Static members of an enum rather than globals: swift-symbolgraph-extract (DocC) crashes reading
+/// a global of a C function-pointer type from the module (Swift 6.3.1).
+private enum Callbacks {
+    static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+        if let frame { session(userData).beginHeaders(frame) }
+        return 0
     }
-    return 0
-}
 
-private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
-    guard let frame, !session(userData).frameReceived(frame) else { return 0 }
-    return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
-}
+    static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+        if let frame, let name, let value {
+            session(userData).header(frame, name: UnsafeBufferPointer(start: name, count: nameLength), value: UnsafeBufferPointer(start: value, count: valueLength))
+        }
+        return 0
+    }
 
-private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
-    if let data { session(userData).dataChunk(streamID: streamID, bytes: UnsafeBufferPointer(start: data, count: length)) }
-    return 0
-}
+    static let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
+        guard let frame, !session(userData).frameReceived(frame) else { return 0 }
+        return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+    }
 
-private let onBeginFrame: nghttp2_on_begin_frame_callback = { _, header, userData in
-    guard let header else { return 0 }
-    return session(userData).beginFrame(header)
-}
+    static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+        if let data { session(userData).dataChunk(streamID: streamID, bytes: UnsafeBufferPointer(start: data, count: length)) }
+        return 0
+    }
 
-private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
-    if let frame { session(userData).frameSent(frame) }
-    return 0
-}
+    static let onBeginFrame: nghttp2_on_begin_frame_callback = { _, header, userData in
+        guard let header else { return 0 }
+        return session(userData).beginFrame(header)
+    }
 
-private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
-    session(userData).streamClosed(streamID, errorCode: errorCode)
-    return 0
-}
+    static let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+        if let frame { session(userData).frameSent(frame) }
+        return 0
+    }
 
-private let readBodyCallback: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
-    guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    return session(userData).readBody(streamID: streamID, into: buffer, length: length, flags: flags)
+    static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+        session(userData).streamClosed(streamID, errorCode: errorCode)
+        return 0
+    }
+
+    static let readBodyCallback: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+        guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        return session(userData).readBody(streamID: streamID, into: buffer, length: length, flags: flags)
+    }
 }

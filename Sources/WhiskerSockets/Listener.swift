@@ -11,9 +11,9 @@ private import CWhiskerSystem
 /// another thread), or on a Dispatch read source of its own.
 ///
 /// The socket is bound in the initializer (or adopted, already bound, from a supervisor such as
-/// systemd with ``init(inheritedDescriptor:)``), so a taken port is reported at once and port 0
+/// systemd with `init(inheritedDescriptor:)`), so a taken port is reported at once and port 0
 /// is resolved to the port the system picked (``localAddress``). Accepting starts with
-/// ``start(onAccept:)``; ``stop()`` cancels the source, and the descriptor is closed in the
+/// `start(onAccept:)`; ``stop()`` cancels the source, and the descriptor is closed in the
 /// cancel handler, never before (swift-corelibs-libdispatch issue 833: closing first lets a
 /// reused descriptor number confuse epoll).
 ///

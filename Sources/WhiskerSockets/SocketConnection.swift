@@ -9,7 +9,7 @@ public import Dispatch
 ///
 /// Every method must be called on ``queue``, and every callback runs there. Reads are
 /// readiness-driven: ``startReading(_:)`` installs a handler that is called when bytes (or the
-/// end of stream) can be read, and the handler calls ``read(into:)`` until it has what it needs
+/// end of stream) can be read, and the handler calls `read(into:)` until it has what it needs
 /// or the socket would block. Writes are queued and flushed with `sendmsg` (gathering up to
 /// 64 buffers, `MSG_NOSIGNAL` so a vanished peer is an error, not `SIGPIPE`); each write's
 /// completion runs once its bytes are in the kernel, which is the backpressure signal.
@@ -18,7 +18,7 @@ public import Dispatch
 /// brought, pipelined HTTP/1.1 requests or a batch of HTTP/2 streams, and TLS records around
 /// them) leave together in one `sendmsg` when the handler returns, not one each: a write in a
 /// turn is accepted, and its completion runs at once, while the turn has queued at most
-/// ``turnBudget`` bytes; past that the queue is flushed then and there, and completions wait for
+/// `turnBudget` bytes; past that the queue is flushed then and there, and completions wait for
 /// the kernel again. A write outside a turn (a handler that answered later, a timer) is flushed
 /// at once, so a lone response never waits for anything.
 ///
@@ -101,7 +101,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
 
     // MARK: Reading
 
-    /// Starts delivering readiness to `onReadable`, which should call ``read(into:)``.
+    /// Starts delivering readiness to `onReadable`, which should call `read(into:)`.
     public func startReading(_ onReadable: @escaping () -> Void) {
         assertOnQueue()
         guard !isClosed, !isReading else { return }

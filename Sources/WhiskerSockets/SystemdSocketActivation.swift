@@ -19,7 +19,7 @@ import Musl
 ///         }
 ///     }
 ///
-/// Adopt each descriptor once (``Listener/init(inheritedDescriptor:)``): the listener closes it
+/// Adopt each descriptor once (`init(inheritedDescriptor:)`): the listener closes it
 /// when it stops.
 public struct SystemdSocketActivation: Sendable, Equatable {
     /// One inherited descriptor and the name systemd gave it.

@@ -10,7 +10,7 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// gave none.
     public let reasons: [String]
 
-    /// Creates an error; use ``drainingErrorQueue(_:)`` right after a failed OpenSSL call.
+    /// Creates an error; use `drainingErrorQueue(_:)` right after a failed OpenSSL call.
     public init(operation: String, reasons: [String]) {
         self.operation = operation
         self.reasons = reasons

@@ -1,6 +1,6 @@
 /// Writes a streamed response body; handed to the closure of ``ResponseBody/init(length:_:)``.
 ///
-/// Each ``write(_:)`` returns once its bytes are in the kernel's socket buffer, so a producer
+/// Each `write(_:)` returns once its bytes are in the kernel's socket buffer, so a producer
 /// never runs ahead of a slow client by more than one chunk.
 public struct ResponseBodyWriter: Sendable {
     package let sink: any ResponseBodySink
