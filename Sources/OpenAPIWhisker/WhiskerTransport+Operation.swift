@@ -36,12 +36,10 @@ struct RegisteredOperation: Sendable {
     /// Checks `request` (rate limit, security, parameters, body) and runs the handler.
     func handle(_ request: Request) async throws -> Response {
         var rateLimitFields: HTTPFields?
-        // Counted before anything else is read, unless the bucket is the principal's.
-        if let policy, policy.limitKey == .client {
-            switch policy.admit(client: RequestContext.current?.client ?? request.peer, principal: nil, request.head, logger: logger) {
-            case .refused(let response): return response
-            case .admitted(let fields): rateLimitFields = fields
-            }
+        switch policy?.admit(request, at: .beforeChecks, logger: logger) {
+        case .refused(let response)?: return response
+        case .admitted(let fields)?: rateLimitFields = fields
+        case nil: break
         }
         var requestBody = request.body
         var principal: Principal?
@@ -53,11 +51,10 @@ struct RegisteredOperation: Sendable {
             case .proceed(let body, let admitted): (requestBody, principal) = (body, admitted)
             }
         }
-        if let policy, policy.limitKey == .principal {
-            switch policy.admit(client: RequestContext.current?.client ?? request.peer, principal: principal?.name, request.head, logger: logger) {
-            case .refused(let response): return response
-            case .admitted(let fields): rateLimitFields = fields
-            }
+        switch policy?.admit(request, at: .afterAuthentication(principal), logger: logger) {
+        case .refused(let response)?: return response
+        case .admitted(let fields)?: rateLimitFields = fields
+        case nil: break
         }
         var parameters: [String: Substring] = [:]
         for (name, value) in request.pathParameters { parameters[name] = value }

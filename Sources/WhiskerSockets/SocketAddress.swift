@@ -145,18 +145,9 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address's bytes in network order: 4 for IPv4, 16 for IPv6 (the inverse of
     /// ``init(networkBytes:port:)``); none for a Unix domain socket, which no address range holds.
     package var networkBytes: [UInt8] {
-        switch storage {
-        case .v4(let host, _):
-            var address = in_addr()
-            inet_pton(AF_INET, host, &address)
-            return withUnsafeBytes(of: &address) { Array($0) }
-        case .v6(let host, _):
-            var address = in6_addr()
-            inet_pton(AF_INET6, host, &address)
-            return withUnsafeBytes(of: &address) { Array($0) }
-        case .unix:
-            return []
-        }
+        if let address = ipv4Value { return withUnsafeBytes(of: address.bigEndian) { Array($0) } }
+        if let address = ipv6Value { return withUnsafeBytes(of: (address.high.bigEndian, address.low.bigEndian)) { Array($0) } }
+        return []
     }
 
     /// An IPv4 address as one number, its 4 bytes read big-endian (`10.0.0.1` is `0x0A00_0001`);

@@ -10,7 +10,6 @@ struct AppliedPolicy: Sendable {
     let deadline: Duration?
     let deadlineStatus: HTTPResponse.Status
     let limiter: RateLimiter?
-    let limitKey: RateLimit.Key?
     /// `Deprecation`, `Sunset`, `Link`, for a deprecated operation.
     let deprecation: HTTPFields?
 
@@ -23,26 +22,40 @@ struct AppliedPolicy: Sendable {
         deadline = policy.deadline
         deadlineStatus = policy.deadlineStatus
         limiter = policy.rateLimit.map { RateLimiter($0, name: operation) }
-        limitKey = policy.rateLimit?.key
         deprecation = policy.deprecates || deprecated ? policy.deprecationFields() : nil
     }
 
     /// What the rate limit says of one more request: its fields, or `429` with `Retry-After`.
     enum Admission {
-        case admitted(HTTPFields?)
+        case admitted(HTTPFields)
         case refused(Response)
     }
 
-    /// Takes a token from the bucket of `client` (or of `principal`, when the limit is keyed by
-    /// principal and there is one).
-    func admit(client: SocketAddress, principal: String?, _ head: HTTPRequest, logger: Logger) -> Admission {
-        guard let limiter, let limitKey else { return .admitted(nil) }
-        let decision = limiter.take(RateLimiter.key(client: client, principal: principal, by: limitKey))
+    /// Where in a request a token is taken: a limit by client address before the checks read
+    /// anything, one by principal once authentication has named it (or not).
+    enum Stage {
+        case beforeChecks
+        case afterAuthentication(Principal?)
+    }
+
+    /// Takes a token for `request` if its limit is counted at `stage` (else `nil`), from the bucket
+    /// of its client (`RequestContext.client`) or of its principal.
+    func admit(_ request: Request, at stage: Stage, logger: Logger) -> Admission? {
+        guard let limiter else { return nil }
+        let limitKey = limiter.limit.key
+        let principal: Principal?
+        switch stage {
+        case .beforeChecks where limitKey == .client: principal = nil
+        case .afterAuthentication(let authenticated) where limitKey == .principal: principal = authenticated
+        default: return nil
+        }
+        let client = RequestContext.current?.client ?? request.peer
+        let decision = limiter.take(RateLimiter.key(client: client, principal: principal?.name, by: limitKey))
         let fields = limiter.fields(for: decision)
         guard !decision.allowed else { return .admitted(fields) }
         let detail = "more than \(limiter.limit.requests) requests in \(limiter.limit.window.inSeconds); retry in \(decision.retryAfter ?? 1) s"
         logger.info("request refused", metadata: ["operation": "\(operation)", "status": "429", "error": "rate limit: \(detail)"])
-        return .refused(ProblemDetails(status: .tooManyRequests, detail: detail).response(to: head, fields: fields))
+        return .refused(ProblemDetails(status: .tooManyRequests, detail: detail).response(to: request.head, fields: fields))
     }
 
     /// The answer to a request whose handler missed the deadline (and was cancelled).

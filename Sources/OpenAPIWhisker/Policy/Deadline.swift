@@ -22,8 +22,8 @@ func withDeadline<T: Sendable>(
         race.finish(.failure(CancellationError()))
     }
     timer.cancel()
-    if case .success(nil) = result { work.cancel() }
-    if case .failure = result { work.cancel() }
+    // Not the work's own result: the deadline passed, or the caller was cancelled.
+    if case .success(.some) = result {} else { work.cancel() }
     return try result.get()
 }
 
