@@ -2,36 +2,28 @@
 import PackageDescription
 
 /// Whisker: a small HTTP/1.1 server on BSD sockets and libdispatch, built to run the server stubs
-/// that swift-openapi-generator generates. The layers are one module each; see ../shared/DESIGN.md
-/// and the README's module map.
+/// that swift-openapi-generator generates. The layers are one module each (CONTRIBUTING.md has
+/// the layer rules); a user depends on the one product, `Whisker`, and chooses features by trait.
 let package = Package(
     name: "whisker",
     platforms: [.macOS(.v15)],
     products: [
-        // Everything a generated server needs, in one import: core, TLS, HTTP/2 and the transport.
+        // The whole server in one import; the package's traits choose what it contains.
         .library(name: "Whisker", targets: ["Whisker"]),
-        .library(name: "WhiskerSockets", targets: ["WhiskerSockets"]),
-        .library(name: "WhiskerTLS", targets: ["WhiskerTLS"]),
-        .library(name: "WhiskerHTTP2", targets: ["WhiskerHTTP2"]),
-        .library(name: "WhiskerHTTP", targets: ["WhiskerHTTP"]),
-        .library(name: "WhiskerCore", targets: ["WhiskerCore"]),
-        .library(name: "OpenAPIWhisker", targets: ["OpenAPIWhisker"]),
-        .library(name: "WhiskerLifecycle", targets: ["WhiskerLifecycle"]),
-        .library(name: "WhiskerObservability", targets: ["WhiskerObservability"]),
-        .library(name: "WhiskerCompression", targets: ["WhiskerCompression"]),
-        .library(name: "WhiskerCORS", targets: ["WhiskerCORS"]),
-        .library(name: "WhiskerHealth", targets: ["WhiskerHealth"]),
-        .library(name: "WhiskerProxies", targets: ["WhiskerProxies"]),
+        // Test support: in-process connections, a live server on a free port, and a
+        // ClientTransport for a generated Client (as HummingbirdTesting is to Hummingbird).
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
     ],
     // `import Whisker` with the default traits is the whole server; a package that wants less says
-    // `.package(url: ..., from: ..., traits: [])` (or names the ones it wants) and links none of
-    // the system libraries of the traits it leaves out.
+    // `.package(url: ..., from: ..., traits: [])` (or names the ones it wants) and builds none of
+    // the modules, nor links the system libraries, of the traits it leaves out.
     traits: [
         .trait(name: "TLS", description: "HTTPS and mutual TLS through OpenSSL (WhiskerTLS; Debian: libssl-dev)."),
         .trait(name: "HTTP2", description: "HTTP/2, h2c and h2 over TLS, through libnghttp2 (WhiskerHTTP2; Debian: libnghttp2-dev)."),
         .trait(name: "Compression", description: "gzip and Brotli responses, gzip and deflate uploads (WhiskerCompression; zlib and Brotli)."),
-        .default(enabledTraits: ["TLS", "HTTP2", "Compression"]),
+        .trait(name: "Lifecycle", description: "WhiskerServer as a swift-service-lifecycle Service (WhiskerLifecycle)."),
+        .trait(name: "Observability", description: "Metrics and tracing with OpenTelemetry names, through swift-metrics and swift-distributed-tracing (WhiskerObservability)."),
+        .default(enabledTraits: ["TLS", "HTTP2", "Compression", "Lifecycle", "Observability"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -100,12 +92,15 @@ let package = Package(
             ]
         ),
         // The one import: the core, the transport and the modules without system libraries always;
-        // HTTPS, HTTP/2 and compression with their traits (on by default).
+        // HTTPS, HTTP/2, compression, the service-lifecycle Service and metrics and tracing with
+        // their traits (all on by default).
         .target(name: "Whisker", dependencies: [
             "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
             .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
             .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
+            .target(name: "WhiskerLifecycle", condition: .when(traits: ["Lifecycle"])),
+            .target(name: "WhiskerObservability", condition: .when(traits: ["Observability"])),
         ]),
         // Trusted reverse proxies: the PROXY protocol header before HTTP and Forwarded / X-Forwarded-For,
         // through the core's ProxyTrust hook.

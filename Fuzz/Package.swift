@@ -9,13 +9,15 @@ import PackageDescription
 ///
 /// The targets reach Whisker's internal and package declarations with `@testable import`, which
 /// needs the root package's modules compiled with `-enable-testing` (the `-Xswiftc` above; SwiftPM
-/// only adds it by itself to debug builds).
-/// One libFuzzer executable: its own folder under Sources/, FuzzSupport and the Whisker modules it reads.
-func fuzzTarget(_ name: String, _ modules: [String]) -> Target {
+/// only adds it by itself to debug builds). Whisker has one product, the umbrella `Whisker`
+/// (with WhiskerTesting for tests); the layer modules a target imports (WhiskerSockets,
+/// WhiskerHTTP, WhiskerCore, WhiskerHTTP2, OpenAPIWhisker) are built as its dependencies, so a
+/// target depending on the product imports them by name.
+/// One libFuzzer executable: its own folder under Sources/, FuzzSupport and Whisker.
+func fuzzTarget(_ name: String) -> Target {
     .executableTarget(
         name: name,
-        dependencies: ["FuzzSupport", .product(name: "HTTPTypes", package: "swift-http-types")]
-            + modules.map { .product(name: $0, package: "whisker") }
+        dependencies: ["FuzzSupport", .product(name: "Whisker", package: "whisker"), .product(name: "HTTPTypes", package: "swift-http-types")]
     )
 }
 
@@ -33,21 +35,19 @@ let package = Package(
         .target(
             name: "FuzzSupport",
             dependencies: [
-                .product(name: "WhiskerHTTP", package: "whisker"),
-                .product(name: "WhiskerCore", package: "whisker"),
-                .product(name: "WhiskerSockets", package: "whisker"),
+                .product(name: "Whisker", package: "whisker"),
                 .product(name: "WhiskerTesting", package: "whisker"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        fuzzTarget("FuzzHTTP1Parser", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
-        fuzzTarget("FuzzRouter", ["WhiskerHTTP", "WhiskerCore"]),
-        fuzzTarget("FuzzH2CUpgrade", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore", "WhiskerSockets"]),
-        fuzzTarget("FuzzByteRanges", ["WhiskerHTTP", "WhiskerCore"]),
-        fuzzTarget("FuzzHTTP2Session", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore"]),
-        fuzzTarget("FuzzHTTP1Connection", ["WhiskerHTTP", "WhiskerCore"]),
-        fuzzTarget("FuzzHTTP2Connection", ["WhiskerHTTP", "WhiskerHTTP2", "WhiskerCore"]),
-        fuzzTarget("FuzzDocumentReaders", ["OpenAPIWhisker"]),
+        fuzzTarget("FuzzHTTP1Parser"),
+        fuzzTarget("FuzzRouter"),
+        fuzzTarget("FuzzH2CUpgrade"),
+        fuzzTarget("FuzzByteRanges"),
+        fuzzTarget("FuzzHTTP2Session"),
+        fuzzTarget("FuzzHTTP1Connection"),
+        fuzzTarget("FuzzHTTP2Connection"),
+        fuzzTarget("FuzzDocumentReaders"),
     ]
 )

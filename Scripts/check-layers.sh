@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # check-layers.sh [HTTP1-ONLY-BINARY]: fails (exit 1, one line per breach) when the modules break
-# the layer map of ../shared/DESIGN.md and the README's "Modules" table:
+# the layer map (CONTRIBUTING.md, "The layer rules"):
 #   - a target depends on a module its row does not allow (Package.swift, via dump-package);
 #   - a source file imports a module its target must not see (WhiskerCore: no OpenSSL, nghttp2,
 #     WhiskerTLS or WhiskerHTTP2; the core's tests: none of those nor observability), so that a
 #     package edit cannot slip one in through another path;
 #   - a folder of WhiskerCore holds more than 15 files, or WhiskerCore more lines than its ratchet;
-#   - the HTTP/1.1-only example binary, if given, links libssl, libcrypto, libnghttp2 or libbrotlienc.
+#   - the HTTP/1.1-only example binary (built with no traits), if given, links libssl, libcrypto,
+#     libnghttp2, zlib or Brotli, or holds code of a module its traits leave out (the trait modules,
+#     swift-service-lifecycle, swift-metrics, swift-distributed-tracing).
 # `make test` runs it. Run from anywhere; needs swift and python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,7 +30,7 @@ allowed = {
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
 }
 # Modules a target'"'"'s sources must never import, whatever Package.swift says.
@@ -91,5 +93,12 @@ if [[ $# -ge 1 ]]; then
         echo "$linked"
         exit 1
     fi
+    # Swift symbols are mangled with their module's name as a length-prefixed identifier.
+    for module in WhiskerTLS WhiskerHTTP2 WhiskerCompression WhiskerLifecycle WhiskerObservability ServiceLifecycle CoreMetrics Tracing; do
+        if nm "$1" | grep -q "\$s${#module}${module}"; then
+            echo "check-layers: $1 (HTTP/1.1 only, no traits) holds code of $module"
+            exit 1
+        fi
+    done
 fi
-echo "check-layers: module dependencies, imports and folder sizes match the layer map${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2, zlib or Brotli}"
+echo "check-layers: module dependencies, imports and folder sizes match the layer map${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2, zlib or Brotli and holds no code of the modules its traits leave out}"

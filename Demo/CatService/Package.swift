@@ -30,8 +30,7 @@ let package = Package(
         .target(
             name: "CatServiceCore",
             dependencies: [
-                .product(name: "OpenAPIWhisker", package: "whisker"),
-                .product(name: "WhiskerCore", package: "whisker"),
+                .product(name: "Whisker", package: "whisker"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -45,8 +44,6 @@ let package = Package(
             dependencies: [
                 "CatServiceCore",
                 .product(name: "Whisker", package: "whisker"),
-                .product(name: "WhiskerLifecycle", package: "whisker"),
-                .product(name: "WhiskerObservability", package: "whisker"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

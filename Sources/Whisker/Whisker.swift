@@ -1,6 +1,7 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
 // response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth),
-// trusted reverse proxies (WhiskerProxies) and the swift-openapi-generator transport (OpenAPIWhisker).
+// trusted reverse proxies (WhiskerProxies), the swift-openapi-generator transport (OpenAPIWhisker),
+// the swift-service-lifecycle Service (WhiskerLifecycle), and metrics and tracing (WhiskerObservability).
 //
 //     import Whisker
 //
@@ -12,9 +13,11 @@
 //     try MyHandler().registerHandlers(on: transport, serverURL: try Servers.Server1.url())
 //     try await server.run()
 //
-// HTTPS, HTTP/2 and compression come with the package's traits TLS, HTTP2 and Compression, on by
-// default. A server that needs none of them depends on Whisker with `traits: []` and links none of
-// OpenSSL, libnghttp2, zlib and libbrotlienc (HTTP1OnlyExample is that server).
+// HTTPS, HTTP/2, compression, the Service and observability come with the package's traits TLS,
+// HTTP2, Compression, Lifecycle and Observability, on by default. A server that needs none of them
+// depends on Whisker with `traits: []`, links none of OpenSSL, libnghttp2, zlib and libbrotlienc,
+// and builds none of swift-service-lifecycle, swift-metrics and swift-distributed-tracing
+// (HTTP1OnlyExample is that server).
 @_exported public import WhiskerCore
 @_exported public import WhiskerCORS
 @_exported public import WhiskerHealth
@@ -28,4 +31,10 @@
 #endif
 #if Compression
 @_exported public import WhiskerCompression
+#endif
+#if Lifecycle
+@_exported public import WhiskerLifecycle
+#endif
+#if Observability
+@_exported public import WhiskerObservability
 #endif

@@ -5,8 +5,6 @@ import Logging
 import OpenAPIRuntime
 import ServiceLifecycle
 import Whisker
-import WhiskerLifecycle
-import WhiskerObservability
 
 
 /// The `cat-service` daemon: the CatService's OpenAPI handlers on a Whisker server.

@@ -1,7 +1,6 @@
 import HTTPTypes
 import Prometheus
 import Whisker
-import WhiskerObservability
 
 /// `--metrics`: the server's request metrics in a Prometheus registry of their own, served as
 /// text at `GET /metrics` on the same listeners as the API.

@@ -2,7 +2,6 @@ import ArgumentParser
 import CatServiceCore
 import Foundation
 import Logging
-import OpenAPIWhisker
 import Whisker
 
 /// cat-service's settings, each from its flag, else its `CAT_SERVICE_*` environment variable, else

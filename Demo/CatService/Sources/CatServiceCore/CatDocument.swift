@@ -1,5 +1,5 @@
 import Foundation
-public import OpenAPIWhisker
+public import Whisker
 
 extension OpenAPIDocument {
     /// The CatService's own document, bundled, as written.

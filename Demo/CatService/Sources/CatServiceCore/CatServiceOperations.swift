@@ -1,7 +1,6 @@
 public import Foundation
 public import OpenAPIRuntime
-public import OpenAPIWhisker
-public import WhiskerCore
+public import Whisker
 
 /// The CatService's operations, ready to serve: what `cat-service` registers on its server, and
 /// what its tests (Tests/CatServiceTests) call through a client generated from the same document.

@@ -1,7 +1,6 @@
 import HTTPTypes
 import OpenAPIRuntime
-import OpenAPIWhisker
-import WhiskerCore
+import Whisker
 
 /// Serves `getShelterReport` only to a request a security check admitted (``Principal/current``
 /// set): the transport enforces the document's `security`, and this keeps a server run without
