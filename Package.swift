@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Whisker: a small HTTP/1.1 server on BSD sockets and libdispatch, built to run the server stubs
 /// that swift-openapi-generator generates. The layers are one module each; see ../shared/DESIGN.md
-/// and the README's module map.
+/// and the module map in Sources/Whisker/Whisker.docc/Architecture.md.
 let package = Package(
     name: "whisker",
     platforms: [.macOS(.v15)],
