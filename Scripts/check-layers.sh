@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check-layers.sh [HTTP1-ONLY-BINARY]: fails (exit 1, one line per breach) when the modules break
-# the layer map of ../shared/DESIGN.md and the "Modules" table of Sources/Whisker/Whisker.docc/Architecture.md:
+# the layer map of ../shared/DESIGN.md and the "Modules" table of
+# Sources/Whisker/Whisker.docc/Architecture.md:
 #   - a target depends on a module its row does not allow (Package.swift, via dump-package);
 #   - a source file imports a module its target must not see (WhiskerCore: no OpenSSL, nghttp2,
 #     WhiskerTLS or WhiskerHTTP2; the core's tests: none of those nor observability), so that a
