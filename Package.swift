@@ -2,8 +2,9 @@
 import PackageDescription
 
 /// Whisker: a small HTTP/1.1 server on BSD sockets and libdispatch, built to run the server stubs
-/// that swift-openapi-generator generates. The layers are one module each (CONTRIBUTING.md has
-/// the layer rules); a user depends on the one product, `Whisker`, and chooses features by trait.
+/// that swift-openapi-generator generates. The layers are one module each (the module map is in
+/// Sources/Whisker/Whisker.docc/Architecture.md, the layer rules in CONTRIBUTING.md); a user
+/// depends on the one product, `Whisker`, and chooses features by trait.
 let package = Package(
     name: "whisker",
     platforms: [.macOS(.v15)],

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check-layers.sh [HTTP1-ONLY-BINARY]: fails (exit 1, one line per breach) when the modules break
-# the layer map (CONTRIBUTING.md, "The layer rules"):
+# the layer map (CONTRIBUTING.md, "The layer rules"; the "Modules" table of
+# Sources/Whisker/Whisker.docc/Architecture.md):
 #   - a target depends on a module its row does not allow (Package.swift, via dump-package);
 #   - a source file imports a module its target must not see (WhiskerCore: no OpenSSL, nghttp2,
 #     WhiskerTLS or WhiskerHTTP2; the core's tests: none of those nor observability), so that a
@@ -51,7 +52,7 @@ for target in package["targets"]:
         continue
     if name not in allowed:
         if not name.startswith(("C", "WhiskerTesting")):
-            breaches.append(f"{name}: a target the layer map does not know (add it to Scripts/check-layers.sh and the README)")
+            breaches.append(f"{name}: a target the layer map does not know (add it to Scripts/check-layers.sh and Sources/Whisker/Whisker.docc/Architecture.md)")
         continue
     for dependency in target.get("dependencies", []):
         kind, value = next(iter(dependency.items()))

@@ -55,7 +55,7 @@ import WhiskerTesting
 
     /// On the cleartext port, the preface's first line and then something else is a broken
     /// HTTP/2 preface (PROTOCOL_ERROR); bytes that never looked like it are HTTP/1.1 and get 400,
-    /// which is why h2spec's 3.5 #2 cannot pass on a port that serves both (see the README).
+    /// which is why h2spec's 3.5 #2 cannot pass on a port that serves both (see Sources/Whisker/Whisker.docc/HTTPSAndHTTP2.md).
     @Test func cleartext_BrokenPreface_GetsGoAway_OtherBytesGet400() async throws {
         let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)

@@ -18,7 +18,7 @@ start_server --trusted-proxy 10.0.0.0/8 --proxy-protocol http
 UNTRUSTING_PORT=$PORT UNTRUSTING_ERR=$SERVER_ERR
 
 PLAIN_PORT=$(free_port) TLS_PROXY_PORT=$(free_port) UNTRUSTED_PORT=$(free_port)
-# Demo/proxies/haproxy.cfg, the README's, with this run's ports.
+# Demo/proxies/haproxy.cfg, the one Sources/Whisker/Whisker.docc/Proxies.md shows, with this run's ports.
 sed -e "s|@PLAIN_PORT@|$PLAIN_PORT|g" -e "s|@TLS_PROXY_PORT@|$TLS_PROXY_PORT|g" -e "s|@UNTRUSTED_PORT@|$UNTRUSTED_PORT|g" \
     -e "s|@TRUSTING_PORT@|$TRUSTING_PORT|g" -e "s|@TRUSTING_TLS_PORT@|$TRUSTING_TLS_PORT|g" -e "s|@UNTRUSTING_PORT@|$UNTRUSTING_PORT|g" \
     "$DEMO_DIR/../proxies/haproxy.cfg" >"$WORK/haproxy.cfg"

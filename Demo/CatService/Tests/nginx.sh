@@ -20,7 +20,7 @@ B_PORT=$PORT B_PID=$SERVER_PID B_ERR=$SERVER_ERR
 
 NGINX_PORT=$(free_port)
 mkdir -p "$WORK/nginx"
-# Demo/proxies/nginx.conf, the README's, with this run's paths and ports.
+# Demo/proxies/nginx.conf, the one Sources/Whisker/Whisker.docc/Proxies.md shows, with this run's paths and ports.
 sed -e "s|@WORK@|$WORK/nginx|g" -e "s|@CERTS@|$CERTS|g" -e "s|@A_PORT@|$A_PORT|g" -e "s|@B_PORT@|$B_PORT|g" \
     -e "s|@PORT@|$NGINX_PORT|g" -e "s|@USER@|$( ((EUID == 0)) && echo "user root;")|" \
     "$DEMO_DIR/../proxies/nginx.conf" >"$WORK/nginx/nginx.conf"
