@@ -9,5 +9,6 @@ public func temporarySocketPath(_ name: String = "cats.sock") throws -> String {
     var template = Array("/tmp/whisker-test-XXXXXX".utf8CString)
     let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
     guard made else { throw TestClientError("cannot make a temporary directory: errno \(errno)") }
-    return "\(String(cString: template))/\(name)"
+    let directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return "\(directory)/\(name)"
 }

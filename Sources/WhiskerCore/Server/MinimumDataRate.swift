@@ -1,4 +1,4 @@
-public import Dispatch
+package import Dispatch
 
 /// The slowest a client may send a request body or read a response before the server gives up
 /// on it: past `gracePeriod`, a transfer must average at least `bytesPerSecond`, counted only

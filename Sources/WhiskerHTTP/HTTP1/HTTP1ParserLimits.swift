@@ -1,4 +1,4 @@
-package import HTTPTypes
+import HTTPTypes
 
 /// What the HTTP/1.1 parser refuses past (the server's `WhiskerServer.Limits`, as the parser sees
 /// them): a request line, a header block, a header count and a request body too large.

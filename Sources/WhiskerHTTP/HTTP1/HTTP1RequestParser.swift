@@ -1,4 +1,4 @@
-package import HTTPTypes
+import HTTPTypes
 package import WhiskerSockets
 
 /// A strict, incremental HTTP/1.1 request parser (RFC 9110, RFC 9112) that consumes bytes from a

@@ -1,4 +1,4 @@
-package import HTTPTypes
+import HTTPTypes
 
 /// Parses one complete head (request line, fields, blank line) whose line endings were already
 /// checked to be CRLF, and applies RFC 9112's framing rules.

@@ -1,4 +1,4 @@
-package import HTTPTypes
+import HTTPTypes
 
 /// `method SP request-target SP HTTP-version`, each separated by exactly one space.
 package struct RequestLine {

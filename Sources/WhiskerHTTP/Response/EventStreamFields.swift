@@ -1,4 +1,4 @@
-package import HTTPTypes
+import HTTPTypes
 
 extension Response {
     /// This response with the fields that keep a cache or a buffering proxy from holding server-sent
