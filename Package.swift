@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "WhiskerHealth", targets: ["WhiskerHealth"]),
         .library(name: "WhiskerProxies", targets: ["WhiskerProxies"]),
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
+        .library(name: "WhiskerConfiguration", targets: ["WhiskerConfiguration"]),
     ],
     // `import Whisker` with the default traits is the whole server; a package that wants less says
     // `.package(url: ..., from: ..., traits: [])` (or names the ones it wants) and links none of
@@ -43,6 +44,8 @@ let package = Package(
         // `make docs`: the generate-documentation command plugin (DocC). It adds no code to the
         // library; a package that depends on Whisker fetches it (and SymbolKit) but builds neither.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // WhiskerConfiguration: the server's settings from environment variables and files.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     ],
     targets: [
         .target(name: "CWhiskerSystem"),
@@ -102,11 +105,24 @@ let package = Package(
         // The one import: the core, the transport and the modules without system libraries always;
         // HTTPS, HTTP/2 and compression with their traits (on by default).
         .target(name: "Whisker", dependencies: [
-            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker",
+            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "WhiskerConfiguration",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
             .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
             .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
         ]),
+        // WhiskerServer.Configuration from swift-configuration's providers (environment variables,
+        // JSON or YAML files, memory): one documented key table over every feature module, which
+        // it sets through their public configuration, and errors naming the key and its source.
+        .target(
+            name: "WhiskerConfiguration",
+            dependencies: [
+                "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies",
+                .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
+                .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
+                .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
         // Trusted reverse proxies: the PROXY protocol header before HTTP and Forwarded / X-Forwarded-For,
         // through the core's ProxyTrust hook.
         .target(
@@ -230,6 +246,15 @@ let package = Package(
                 "WhiskerTesting", "WhiskerCore", "WhiskerHTTP2",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // Every key group read from in-memory providers, defaults, and bad values naming key and source.
+        .testTarget(
+            name: "WhiskerConfigurationTests",
+            dependencies: [
+                "WhiskerConfiguration", "WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS",
+                "WhiskerHealth", "WhiskerProxies",
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         // CWhiskerSystem: the heap figure (mallinfo2) the rate limiter's memory test reads.

@@ -1,6 +1,7 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
 // response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth),
-// trusted reverse proxies (WhiskerProxies) and the swift-openapi-generator transport (OpenAPIWhisker).
+// trusted reverse proxies (WhiskerProxies), the swift-openapi-generator transport (OpenAPIWhisker) and
+// settings from environment variables and files (WhiskerConfiguration, through swift-configuration).
 //
 //     import Whisker
 //
@@ -20,6 +21,7 @@
 @_exported public import WhiskerHealth
 @_exported public import WhiskerProxies
 @_exported public import OpenAPIWhisker
+@_exported public import WhiskerConfiguration
 #if TLS
 @_exported public import WhiskerTLS
 #endif
