@@ -55,7 +55,7 @@ extension WhiskerServer.Configuration {
     /// `compression.*` keys need the package traits TLS, HTTP2 and Compression (on by default);
     /// without one, setting its keys is an error.
     ///
-    /// - Throws: ``WhiskerServer/ConfigurationError`` for the first bad value, naming the key and
+    /// - Throws: `WhiskerServer.ConfigurationError` for the first bad value, naming the key and
     ///   its source (`"limits.maxConnections in /etc/cats.yaml must be a whole number between 1
     ///   and 1000000, got "0""`), or settings that do not fit together.
     public init(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
@@ -63,7 +63,7 @@ extension WhiskerServer.Configuration {
         try apply(sources)
     }
 
-    /// Changes what `sources` set (the keys of ``init(_:)``) and leaves the rest as it is: a
+    /// Changes what `sources` set (the keys of `init(_:)`) and leaves the rest as it is: a
     /// program's own defaults, then its configuration file and environment over them.
     public mutating func apply(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
         try applyListenerKeys(sources)

@@ -7,13 +7,13 @@ extension WhiskerServer {
     /// A `ConfigReader` merges its providers and, when a value does not convert (`"x"` for a
     /// port), answers `nil` without saying which provider held it. A source keeps that: a bad
     /// value's error names the key as this source spells it (the provider's encoded key) and the
-    /// source's ``name``, so an operator knows which line of which file to fix:
+    /// source's `name`, so an operator knows which line of which file to fix:
     ///
     ///     tls.port in /etc/cat-service.yaml must be a whole number between 0 and 65535, got "x"
     ///     CAT_SERVICE_TLS_PORT must be a whole number between 0 and 65535, got "x"
     ///
     /// Make one per provider and list them, highest priority first, in
-    /// ``WhiskerServer/ConfigurationSources``:
+    /// `WhiskerServer.ConfigurationSources`:
     ///
     ///     let file = try await FileProvider<JSONSnapshot>(filePath: "/etc/cats.json")
     ///     let sources = WhiskerServer.ConfigurationSources([

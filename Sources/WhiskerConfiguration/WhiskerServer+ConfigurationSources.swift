@@ -5,7 +5,7 @@ extension WhiskerServer {
     /// Sources of settings in priority order, and typed reads of one key that check the value and
     /// name the key and its source when it is wrong.
     ///
-    /// ``WhiskerServer/Configuration/init(_:)`` reads the server's key table through these; an
+    /// `WhiskerServer.Configuration.init(_:)` reads the server's key table through these; an
     /// application reads its own keys the same way, so its errors look like the server's:
     ///
     ///     let sources = WhiskerServer.ConfigurationSources([
