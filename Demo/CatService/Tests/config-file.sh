@@ -30,6 +30,10 @@ start_bare() {
     echo "  (cat-service pid $SERVER_PID listening on $BASE)"
 }
 
+help=$("$CAT_SERVICE" --help 2>&1 || true)
+check_contains "--help documents --config" "--config <file>" "$help"
+check_contains "--help documents CAT_SERVICE_CONFIG" "CAT_SERVICE_CONFIG" "$help"
+
 LONG_HEADER="X-Padding: $(printf 'a%.0s' {1..3000})"
 
 echo "A JSON file alone"
