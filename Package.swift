@@ -24,7 +24,8 @@ let package = Package(
         .trait(name: "Compression", description: "gzip and Brotli responses, gzip and deflate uploads (WhiskerCompression; zlib and Brotli)."),
         .trait(name: "Lifecycle", description: "WhiskerServer as a swift-service-lifecycle Service (WhiskerLifecycle)."),
         .trait(name: "Observability", description: "Metrics and tracing with OpenTelemetry names, through swift-metrics and swift-distributed-tracing (WhiskerObservability)."),
-        .default(enabledTraits: ["TLS", "HTTP2", "Compression", "Lifecycle", "Observability"]),
+        .trait(name: "Configuration", description: "WhiskerServer.Configuration from environment variables and JSON or YAML files, through swift-configuration (WhiskerConfiguration)."),
+        .default(enabledTraits: ["TLS", "HTTP2", "Compression", "Lifecycle", "Observability", "Configuration"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -36,6 +37,8 @@ let package = Package(
         // `make docs`: the generate-documentation command plugin (DocC). It adds no code to the
         // library; a package that depends on Whisker fetches it (and SymbolKit) but builds neither.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // WhiskerConfiguration: the server's settings from environment variables and files.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     ],
     targets: [
         .target(name: "CWhiskerSystem"),
@@ -93,8 +96,8 @@ let package = Package(
             ]
         ),
         // The one import: the core, the transport and the modules without system libraries always;
-        // HTTPS, HTTP/2, compression, the service-lifecycle Service and metrics and tracing with
-        // their traits (all on by default).
+        // HTTPS, HTTP/2, compression, the service-lifecycle Service, metrics and tracing, and
+        // settings from files with their traits (all on by default).
         .target(name: "Whisker", dependencies: [
             "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
@@ -102,7 +105,21 @@ let package = Package(
             .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
             .target(name: "WhiskerLifecycle", condition: .when(traits: ["Lifecycle"])),
             .target(name: "WhiskerObservability", condition: .when(traits: ["Observability"])),
+            .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"])),
         ]),
+        // WhiskerServer.Configuration from swift-configuration's providers (environment variables,
+        // JSON or YAML files, memory): one documented key table over every feature module, which
+        // it sets through their public configuration, and errors naming the key and its source.
+        .target(
+            name: "WhiskerConfiguration",
+            dependencies: [
+                "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies",
+                .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
+                .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
+                .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
         // Trusted reverse proxies: the PROXY protocol header before HTTP and Forwarded / X-Forwarded-For,
         // through the core's ProxyTrust hook.
         .target(
@@ -226,6 +243,15 @@ let package = Package(
                 "WhiskerTesting", "WhiskerCore", "WhiskerHTTP2",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // Every key group read from in-memory providers, defaults, and bad values naming key and source.
+        .testTarget(
+            name: "WhiskerConfigurationTests",
+            dependencies: [
+                "WhiskerConfiguration", "WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS",
+                "WhiskerHealth", "WhiskerProxies",
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         // CWhiskerSystem: the heap figure (mallinfo2) the rate limiter's memory test reads.

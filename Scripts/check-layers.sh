@@ -9,7 +9,7 @@
 #   - a folder of WhiskerCore holds more than 15 files, or WhiskerCore more lines than its ratchet;
 #   - the HTTP/1.1-only example binary (built with no traits), if given, links libssl, libcrypto,
 #     libnghttp2, zlib or Brotli, or holds code of a module its traits leave out (the trait modules,
-#     swift-service-lifecycle, swift-metrics, swift-distributed-tracing).
+#     swift-service-lifecycle, swift-metrics, swift-distributed-tracing, swift-configuration).
 # `make test` runs it. Run from anywhere; needs swift and python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -31,7 +31,8 @@ allowed = {
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration"},
+    "WhiskerConfiguration": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
 }
 # Modules a target'"'"'s sources must never import, whatever Package.swift says.
@@ -95,7 +96,7 @@ if [[ $# -ge 1 ]]; then
         exit 1
     fi
     # Swift symbols are mangled with their module's name as a length-prefixed identifier.
-    for module in WhiskerTLS WhiskerHTTP2 WhiskerCompression WhiskerLifecycle WhiskerObservability ServiceLifecycle CoreMetrics Tracing; do
+    for module in WhiskerTLS WhiskerHTTP2 WhiskerCompression WhiskerLifecycle WhiskerObservability WhiskerConfiguration ServiceLifecycle CoreMetrics Tracing Configuration; do
         if nm "$1" | grep -q "\$s${#module}${module}"; then
             echo "check-layers: $1 (HTTP/1.1 only, no traits) holds code of $module"
             exit 1

@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The environment and the configuration file (--config), JSON or YAML, through Whisker's key table.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["JSON", "YAML"]),
     ],
     targets: [
         // The operations (CatHandler), their middleware, the clip and the document (openapi.yaml),
@@ -51,6 +53,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             // openapi.yaml is a symlink to CatServiceCore's, which generates the server code from
             // it and bundles it (to serve and to validate against); kept here where readers look.

@@ -1,7 +1,8 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
 // response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth),
 // trusted reverse proxies (WhiskerProxies), the swift-openapi-generator transport (OpenAPIWhisker),
-// the swift-service-lifecycle Service (WhiskerLifecycle), and metrics and tracing (WhiskerObservability).
+// the swift-service-lifecycle Service (WhiskerLifecycle), metrics and tracing (WhiskerObservability),
+// and settings from environment variables and files (WhiskerConfiguration, on swift-configuration).
 //
 //     import Whisker
 //
@@ -13,11 +14,11 @@
 //     try MyHandler().registerHandlers(on: transport, serverURL: try Servers.Server1.url())
 //     try await server.run()
 //
-// HTTPS, HTTP/2, compression, the Service and observability come with the package's traits TLS,
-// HTTP2, Compression, Lifecycle and Observability, on by default. A server that needs none of them
-// depends on Whisker with `traits: []`, links none of OpenSSL, libnghttp2, zlib and libbrotlienc,
-// and builds none of swift-service-lifecycle, swift-metrics and swift-distributed-tracing
-// (HTTP1OnlyExample is that server).
+// HTTPS, HTTP/2, compression, the Service, observability and configuration files come with the
+// package's traits TLS, HTTP2, Compression, Lifecycle, Observability and Configuration, on by
+// default. A server that needs none of them depends on Whisker with `traits: []`, links none of
+// OpenSSL, libnghttp2, zlib and libbrotlienc, and builds none of swift-service-lifecycle,
+// swift-metrics, swift-distributed-tracing and swift-configuration (HTTP1OnlyExample is that server).
 @_exported public import WhiskerCore
 @_exported public import WhiskerCORS
 @_exported public import WhiskerHealth
@@ -37,4 +38,7 @@
 #endif
 #if Observability
 @_exported public import WhiskerObservability
+#endif
+#if Configuration
+@_exported public import WhiskerConfiguration
 #endif

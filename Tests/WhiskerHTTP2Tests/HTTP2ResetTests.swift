@@ -83,7 +83,7 @@ import WhiskerTesting
             let started = streams.started.load(ordering: .relaxed)
             #expect(started >= 1)
             for index in 0..<started {
-                let ended = await streams.ended.wait()
+                let ended: Void? = await streams.ended.wait()
                 #expect(ended != nil, "handler \(index + 1) of \(started) ended after its stream was reset")
                 if ended == nil { break }
             }

@@ -53,13 +53,25 @@ struct CatServiceCommand: AsyncParsableCommand {
             proxy is closed and logged), and by Forwarded or X-Forwarded-For(-Proto). Nothing is
             believed by default. --drain-delay keeps serving while /readyz says 503, so balancers
             stop sending work before the listeners close.
-            SIGHUP reloads the TLS certificate and key from their files for new connections.
+            Settings: each flag, else its CAT_SERVICE_* environment variable, else its key in the
+            --config file (JSON or YAML: Whisker's configuration key table, such as
+            {"port": 8080, "limits": {"maxConnections": 500}}, and cat-service's own keys:
+            logLevel, accessLog, metrics, validation, reportTokens, ...), else its default.
+            SIGHUP reads the --config file again and applies its logLevel at once (other changed
+            keys are logged as needing a restart), and reloads the TLS certificate and key from
+            their files for new connections.
             Logs go to standard error. SIGINT or SIGTERM stops accepting connections, answers
             every request already received (within --shutdown-grace-period; then what is left is
             closed), and exits with status 0; a second signal exits at once. If the server cannot start
             (for example, the port is taken) it prints the reason to standard error and exits 1.
             """
     )
+
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp("A configuration file, JSON (.json) or YAML (.yaml, .yml), with any of the settings under Whisker's configuration keys (see the README); flags and environment variables win over it. (default: none; env: CAT_SERVICE_CONFIG)", valueName: "file")
+    )
+    var config: String?
 
     @Option(help: "The address to listen on: a numeric IPv4 or IPv6 address, or localhost. (default: 127.0.0.1; env: CAT_SERVICE_HOST)")
     var host: String?
@@ -299,22 +311,25 @@ struct CatServiceCommand: AsyncParsableCommand {
     )
     var corsCredentials: Bool = false
 
-    func validate() throws {
-        _ = try Settings(self, environment: ProcessInfo.processInfo.environment)
-    }
-
     func run() async throws {
-        let settings = try Settings(self, environment: ProcessInfo.processInfo.environment)
-        let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        // Read here, not in validate(): the configuration file is read asynchronously.
+        let environment = ProcessInfo.processInfo.environment
+        let sources: WhiskerServer.ConfigurationSources
+        let settings: Settings
+        do {
+            sources = try await SettingsSources.load(environment: environment, file: SettingsSources.configFile(self, environment: environment))
+            settings = try Settings(self, sources: sources)
+        } catch let error as WhiskerServer.ConfigurationError {
+            throw ValidationError(error.description)
         }
+        let levels = LogLevelSwitch(settings.logLevel)
+        LoggingSystem.bootstrap { label in SwitchedLogHandler(label: label, levels: levels) }
         let logger = Logger(label: "cat-service")
 
         do {
-            try await serve(settings, logger: logger)
+            try await serve(settings, logger: logger) { server in
+                ReloadOnHangup(server: server, command: self, environment: environment, sources: sources, levels: levels, logger: logger)
+            }
         } catch {
             writeLine("cat-service: \(error)", to: .standardError)
             throw ExitCode.failure
@@ -322,7 +337,8 @@ struct CatServiceCommand: AsyncParsableCommand {
     }
 
     /// Builds the server, registers the CatService on it and runs it until it is shut down.
-    private func serve(_ settings: Settings, logger: Logger) async throws {
+    /// `reloader` makes the service that acts on SIGHUP for the server.
+    private func serve(_ settings: Settings, logger: Logger, reloader: (WhiskerServer) -> ReloadOnHangup) async throws {
         var configuration = WhiskerServer.Configuration(host: settings.host, port: settings.port)
         configuration.logger = logger
         configuration.servesCleartext = settings.cleartext
@@ -388,7 +404,7 @@ struct CatServiceCommand: AsyncParsableCommand {
             // Shut down in reverse order: the server drains first, then the signal watchers end.
             services: [
                 .init(service: SecondSignalExit(logger: logger)),
-                .init(service: CertificateReloadOnHangup(server: server, logger: logger)),
+                .init(service: reloader(server)),
                 .init(service: server),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -3,10 +3,10 @@ import Foundation
 import Whisker
 
 extension Settings {
-    /// The reverse proxies and health checks from their flags, else their `CAT_SERVICE_*` variables.
-    mutating func readProxySettings(_ command: CatServiceCommand, _ variables: Variables) throws {
-        let rangeTexts = !command.trustedProxies.isEmpty ? command.trustedProxies : variables.list("CAT_SERVICE_TRUSTED_PROXIES")
-        let source = !command.trustedProxies.isEmpty ? "--trusted-proxy" : "CAT_SERVICE_TRUSTED_PROXIES"
+    /// The reverse proxies and health checks from their flags, else their keys in the sources.
+    mutating func readProxySettings(_ command: CatServiceCommand, _ sources: WhiskerServer.ConfigurationSources) throws {
+        let rangeTexts = !command.trustedProxies.isEmpty ? command.trustedProxies : (try sources.list("proxies.trusted") ?? [])
+        let source = !command.trustedProxies.isEmpty ? "--trusted-proxy" : sources.origin(of: "proxies.trusted")
         var proxies: WhiskerServer.ReverseProxies?
         if !rangeTexts.isEmpty {
             do {
@@ -15,8 +15,8 @@ extension Settings {
                 throw ValidationError("\(source): \(error)")
             }
         }
-        let listenerText = command.proxyProtocol ?? variables["CAT_SERVICE_PROXY_PROTOCOL"]
-        let sockets = !command.proxyProtocolSockets.isEmpty ? command.proxyProtocolSockets : variables.list("CAT_SERVICE_PROXY_PROTOCOL_SOCKETS")
+        let listenerText = try command.proxyProtocol ?? sources.string("proxies.proxyProtocol")
+        let sockets = !command.proxyProtocolSockets.isEmpty ? command.proxyProtocolSockets : (try sources.list("proxies.proxyProtocolSockets") ?? [])
         if listenerText != nil || !sockets.isEmpty {
             guard proxies != nil else {
                 throw ValidationError("--proxy-protocol and --proxy-protocol-socket (or CAT_SERVICE_PROXY_PROTOCOL and CAT_SERVICE_PROXY_PROTOCOL_SOCKETS) need --trusted-proxy (or CAT_SERVICE_TRUSTED_PROXIES): the addresses whose PROXY header is believed")
@@ -28,23 +28,23 @@ extension Settings {
                 case "http": proxies?.proxyProtocol.insert(.cleartext)
                 case "https": proxies?.proxyProtocol.insert(.https)
                 default:
-                    throw ValidationError("\(command.proxyProtocol != nil ? "--proxy-protocol" : "CAT_SERVICE_PROXY_PROTOCOL") must be http, https or http,https, got \"\(listenerText)\"")
+                    throw ValidationError("\(command.proxyProtocol != nil ? "--proxy-protocol" : sources.origin(of: "proxies.proxyProtocol")) must be http, https or http,https, got \"\(listenerText)\"")
                 }
             }
         }
         proxies?.proxyProtocolSocketNames = Set(sockets)
-        if let timeout = try Self.seconds(command.proxyHeaderTimeout, flag: "--proxy-header-timeout", variable: "CAT_SERVICE_PROXY_HEADER_TIMEOUT", in: variables) {
+        if let timeout = try Self.seconds(command.proxyHeaderTimeout, flag: "--proxy-header-timeout", key: "proxies.headerTimeout", in: sources) {
             proxies?.proxyHeaderTimeout = timeout
         }
-        proxies?.readsForwardedFields = try command.forwardedFields ?? variables.bool("CAT_SERVICE_FORWARDED_FIELDS") ?? true
+        proxies?.readsForwardedFields = try command.forwardedFields ?? sources.bool("proxies.forwardedFields") ?? true
         reverseProxies = proxies
 
-        if try command.healthChecks ?? variables.bool("CAT_SERVICE_HEALTH_CHECKS") ?? true {
+        if try command.healthChecks ?? sources.bool("health.enabled") ?? true {
             var health = WhiskerServer.HealthChecks()
-            if command.healthPort != nil || variables["CAT_SERVICE_HEALTH_PORT"] != nil {
-                health.port = try Self.port(command.healthPort, flag: "--health-port", variable: "CAT_SERVICE_HEALTH_PORT", in: variables, default: 0)
+            if try command.healthPort != nil || sources.value("health.port") != nil {
+                health.port = try Self.port(command.healthPort, flag: "--health-port", key: "health.port", in: sources, default: 0)
             }
-            health.drainDelay = try Self.seconds(command.drainDelay, flag: "--drain-delay", variable: "CAT_SERVICE_DRAIN_DELAY", in: variables) ?? .zero
+            health.drainDelay = try Self.seconds(command.drainDelay, flag: "--drain-delay", key: "health.drainDelay", in: sources) ?? .zero
             healthChecks = health
         } else if command.healthPort != nil || command.drainDelay != nil {
             throw ValidationError("--health-port and --drain-delay need the health checks, which --no-health-checks (or CAT_SERVICE_HEALTH_CHECKS=false) turns off")

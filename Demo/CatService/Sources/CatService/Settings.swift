@@ -4,8 +4,9 @@ import Foundation
 import Logging
 import Whisker
 
-/// cat-service's settings, each from its flag, else its `CAT_SERVICE_*` environment variable, else
-/// its default. A bad value is a `ValidationError` naming the flag or the variable it came from.
+/// cat-service's settings, each from its flag, else its key in the sources (its `CAT_SERVICE_*`
+/// environment variable, else the configuration file; see SettingsSources), else its default. A bad
+/// value is an error naming the flag, the variable, or the key and the file it came from.
 struct Settings {
     var host: String
     var port: Int
@@ -43,79 +44,75 @@ struct Settings {
     /// The CORS policy for /api/, if any origin is allowed.
     var cors: WhiskerServer.CORS?
 
-    init(_ command: CatServiceCommand, environment: [String: String]) throws {
-        let variables = Variables(environment)
-        host = command.host ?? variables["CAT_SERVICE_HOST"] ?? "127.0.0.1"
-        port = try Self.port(command.port, flag: "--port", variable: "CAT_SERVICE_PORT", in: variables, default: 8080)
-        tlsPort = try Self.port(command.tlsPort, flag: "--tls-port", variable: "CAT_SERVICE_TLS_PORT", in: variables, default: 8443)
-        unixSocket = command.unixSocket ?? variables["CAT_SERVICE_UNIX_SOCKET"]
-        if let text = command.unixSocketMode ?? variables["CAT_SERVICE_UNIX_SOCKET_MODE"] {
+    init(_ command: CatServiceCommand, sources: WhiskerServer.ConfigurationSources) throws {
+        host = try command.host ?? sources.string("host") ?? "127.0.0.1"
+        port = try Self.port(command.port, flag: "--port", key: "port", in: sources, default: 8080)
+        tlsPort = try Self.port(command.tlsPort, flag: "--tls-port", key: "tls.port", in: sources, default: 8443)
+        unixSocket = try command.unixSocket ?? sources.string("unixSocket.path")
+        if let text = try command.unixSocketMode ?? sources.string("unixSocket.mode") {
             guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
-                let source = command.unixSocketMode != nil ? "--unix-socket-mode" : "CAT_SERVICE_UNIX_SOCKET_MODE"
+                let source = command.unixSocketMode != nil ? "--unix-socket-mode" : sources.origin(of: "unixSocket.mode")
                 throw ValidationError("\(source) must be permissions in octal, 0 to 777 (660: owner and group), got \"\(text)\"")
             }
             unixSocketMode = mode
         }
-        tlsCertificate = command.tlsCertificate ?? variables["CAT_SERVICE_TLS_CERTIFICATE"]
-        tlsPrivateKey = command.tlsPrivateKey ?? variables["CAT_SERVICE_TLS_PRIVATE_KEY"]
-        cleartext = try command.cleartext ?? variables.bool("CAT_SERVICE_CLEARTEXT") ?? true
-        http2 = try command.http2 ?? variables.bool("CAT_SERVICE_HTTP2") ?? true
-        h2cOnly = try (command.h2cOnly ? true : nil) ?? variables.bool("CAT_SERVICE_H2C_ONLY") ?? false
-        accessLog = try command.accessLog ?? variables.bool("CAT_SERVICE_ACCESS_LOG") ?? false
-        requestIDs = try command.requestIDs ?? variables.bool("CAT_SERVICE_REQUEST_IDS") ?? false
-        metrics = try command.metrics ?? variables.bool("CAT_SERVICE_METRICS") ?? false
-        compression = try command.compression ?? variables.bool("CAT_SERVICE_COMPRESSION") ?? true
-        requestDecompression = try command.requestDecompression ?? variables.bool("CAT_SERVICE_REQUEST_DECOMPRESSION") ?? true
-        validation = try command.validation ?? variables.bool("CAT_SERVICE_VALIDATION") ?? true
-        contractCheck = try (command.contractCheck ? true : nil) ?? variables.bool("CAT_SERVICE_CONTRACT_CHECK") ?? false
-        reportTokens = Set(!command.reportTokens.isEmpty ? command.reportTokens : variables.list("CAT_SERVICE_REPORT_TOKENS"))
-        visitorTokens = Set(!command.visitorTokens.isEmpty ? command.visitorTokens : variables.list("CAT_SERVICE_VISITOR_TOKENS"))
-        policies.streamDeadline = try Self.seconds(command.streamDeadline, flag: "--stream-deadline", variable: "CAT_SERVICE_STREAM_DEADLINE", in: variables) ?? policies.streamDeadline
-        policies.censusDeadline = try Self.seconds(command.censusDeadline, flag: "--census-deadline", variable: "CAT_SERVICE_CENSUS_DEADLINE", in: variables) ?? policies.censusDeadline
-        if let text = command.adoptionRateLimit ?? variables["CAT_SERVICE_ADOPTION_RATE_LIMIT"] {
+        tlsCertificate = try command.tlsCertificate ?? sources.string("tls.certificate")
+        tlsPrivateKey = try command.tlsPrivateKey ?? sources.string("tls.privateKey")
+        cleartext = try command.cleartext ?? sources.bool("cleartext") ?? true
+        http2 = try command.http2 ?? sources.bool("http2.enabled") ?? true
+        h2cOnly = try (command.h2cOnly ? true : nil) ?? sources.bool("http2.cleartextOnly") ?? false
+        accessLog = try command.accessLog ?? sources.bool("accessLog") ?? false
+        requestIDs = try command.requestIDs ?? sources.bool("requestIDs") ?? false
+        metrics = try command.metrics ?? sources.bool("metrics") ?? false
+        compression = try command.compression ?? sources.bool("compression.enabled") ?? true
+        requestDecompression = try command.requestDecompression ?? sources.bool("compression.requestDecompression") ?? true
+        validation = try command.validation ?? sources.bool("validation") ?? true
+        contractCheck = try (command.contractCheck ? true : nil) ?? sources.bool("contractCheck") ?? false
+        reportTokens = Set(!command.reportTokens.isEmpty ? command.reportTokens : (try sources.list("reportTokens") ?? []))
+        visitorTokens = Set(!command.visitorTokens.isEmpty ? command.visitorTokens : (try sources.list("visitorTokens") ?? []))
+        policies.streamDeadline = try Self.seconds(command.streamDeadline, flag: "--stream-deadline", key: "streamDeadline", in: sources) ?? policies.streamDeadline
+        policies.censusDeadline = try Self.seconds(command.censusDeadline, flag: "--census-deadline", key: "censusDeadline", in: sources) ?? policies.censusDeadline
+        if let text = try command.adoptionRateLimit ?? sources.value("adoptionRateLimit")?.text {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, let requests = Int(parts[0]), (1...1_000_000).contains(requests),
                   let window = Double(parts[1]), window > 0, window <= 86_400
             else {
-                let source = command.adoptionRateLimit != nil ? "--adoption-rate-limit" : "CAT_SERVICE_ADOPTION_RATE_LIMIT"
+                let source = command.adoptionRateLimit != nil ? "--adoption-rate-limit" : sources.origin(of: "adoptionRateLimit")
                 throw ValidationError("\(source) must be REQUESTS/SECONDS (1 to 1000000 requests, above 0 and at most 86400 seconds), got \"\(text)\"")
             }
             policies.adoptions = RateLimit(requests, per: .milliseconds(Int64((window * 1000).rounded())))
         }
         if let level = command.logLevel {
             logLevel = level
-        } else if let text = variables["CAT_SERVICE_LOG_LEVEL"] {
-            guard let level = Logger.Level(rawValue: text) else {
-                throw ValidationError("CAT_SERVICE_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical, got \"\(text)\"")
-            }
+        } else if let text = try sources.choice("logLevel", from: Logger.Level.allCases.map(\.rawValue)), let level = Logger.Level(rawValue: text) {
             logLevel = level
         } else {
             logLevel = .info
         }
-        workers = try Self.number(command.workers, flag: "--workers", variable: "CAT_SERVICE_WORKERS", in: variables, range: 1...256) ?? workers
-        limits.maxConnections = try Self.number(command.maxConnections, flag: "--max-connections", variable: "CAT_SERVICE_MAX_CONNECTIONS", in: variables, range: 1...1_000_000) ?? limits.maxConnections
-        limits.maxHeaderBytes = try Self.number(command.maxHeaderBytes, flag: "--max-header-bytes", variable: "CAT_SERVICE_MAX_HEADER_BYTES", in: variables, range: 1024...(16 << 20)) ?? limits.maxHeaderBytes
-        if let size = try Self.number(command.maxRequestBodySize, flag: "--max-request-body-size", variable: "CAT_SERVICE_MAX_REQUEST_BODY_SIZE", in: variables, range: 0...Int.max) {
+        workers = try Self.number(command.workers, flag: "--workers", key: "workers", in: sources, range: 1...256) ?? workers
+        limits.maxConnections = try Self.number(command.maxConnections, flag: "--max-connections", key: "limits.maxConnections", in: sources, range: 1...1_000_000) ?? limits.maxConnections
+        limits.maxHeaderBytes = try Self.number(command.maxHeaderBytes, flag: "--max-header-bytes", key: "limits.maxHeaderBytes", in: sources, range: 1024...(16 << 20)) ?? limits.maxHeaderBytes
+        if let size = try Self.number(command.maxRequestBodySize, flag: "--max-request-body-size", key: "limits.maxRequestBodySize", in: sources, range: 0...Int.max) {
             limits.maxRequestBodySize = Int64(size)
         }
-        func rate(_ given: Int?, _ flag: String, _ variable: String, default value: MinimumDataRate?) throws -> MinimumDataRate? {
-            guard let bytes = try Self.number(given, flag: flag, variable: variable, in: variables, range: 0...Int.max) else { return value }
+        func rate(_ given: Int?, _ flag: String, _ key: String, default value: MinimumDataRate?) throws -> MinimumDataRate? {
+            guard let bytes = try Self.number(given, flag: flag, key: key, in: sources, range: 0...Int.max) else { return value }
             return bytes == 0 ? nil : MinimumDataRate(bytesPerSecond: Double(bytes))
         }
-        limits.minRequestBodyRate = try rate(command.minRequestBodyRate, "--min-request-body-rate", "CAT_SERVICE_MIN_REQUEST_BODY_RATE", default: limits.minRequestBodyRate)
-        limits.minResponseRate = try rate(command.minResponseRate, "--min-response-rate", "CAT_SERVICE_MIN_RESPONSE_RATE", default: limits.minResponseRate)
-        func seconds(_ given: Double?, _ flag: String, _ variable: String, default value: Duration) throws -> Duration {
-            try Self.seconds(given, flag: flag, variable: variable, in: variables) ?? value
+        limits.minRequestBodyRate = try rate(command.minRequestBodyRate, "--min-request-body-rate", "limits.minRequestBodyRate", default: limits.minRequestBodyRate)
+        limits.minResponseRate = try rate(command.minResponseRate, "--min-response-rate", "limits.minResponseRate", default: limits.minResponseRate)
+        func seconds(_ given: Double?, _ flag: String, _ key: String, default value: Duration) throws -> Duration {
+            try Self.seconds(given, flag: flag, key: key, in: sources) ?? value
         }
-        timeouts.tlsHandshake = try seconds(command.tlsHandshakeTimeout, "--tls-handshake-timeout", "CAT_SERVICE_TLS_HANDSHAKE_TIMEOUT", default: timeouts.tlsHandshake)
-        timeouts.requestHeader = try seconds(command.requestHeaderTimeout, "--request-header-timeout", "CAT_SERVICE_REQUEST_HEADER_TIMEOUT", default: timeouts.requestHeader)
-        timeouts.requestBody = try seconds(command.requestBodyTimeout, "--request-body-timeout", "CAT_SERVICE_REQUEST_BODY_TIMEOUT", default: timeouts.requestBody)
-        timeouts.idle = try seconds(command.idleTimeout, "--idle-timeout", "CAT_SERVICE_IDLE_TIMEOUT", default: timeouts.idle)
-        timeouts.write = try seconds(command.writeTimeout, "--write-timeout", "CAT_SERVICE_WRITE_TIMEOUT", default: timeouts.write)
-        timeouts.shutdownGracePeriod = try seconds(command.shutdownGracePeriod, "--shutdown-grace-period", "CAT_SERVICE_SHUTDOWN_GRACE_PERIOD", default: timeouts.shutdownGracePeriod)
-        try readProxySettings(command, variables)
-        let origins = !command.corsOrigins.isEmpty ? command.corsOrigins : variables.list("CAT_SERVICE_CORS_ORIGINS")
-        let credentials = try (command.corsCredentials ? true : nil) ?? variables.bool("CAT_SERVICE_CORS_CREDENTIALS") ?? false
+        timeouts.tlsHandshake = try seconds(command.tlsHandshakeTimeout, "--tls-handshake-timeout", "timeouts.tlsHandshake", default: timeouts.tlsHandshake)
+        timeouts.requestHeader = try seconds(command.requestHeaderTimeout, "--request-header-timeout", "timeouts.requestHeader", default: timeouts.requestHeader)
+        timeouts.requestBody = try seconds(command.requestBodyTimeout, "--request-body-timeout", "timeouts.requestBody", default: timeouts.requestBody)
+        timeouts.idle = try seconds(command.idleTimeout, "--idle-timeout", "timeouts.idle", default: timeouts.idle)
+        timeouts.write = try seconds(command.writeTimeout, "--write-timeout", "timeouts.write", default: timeouts.write)
+        timeouts.shutdownGracePeriod = try seconds(command.shutdownGracePeriod, "--shutdown-grace-period", "timeouts.shutdownGracePeriod", default: timeouts.shutdownGracePeriod)
+        try readProxySettings(command, sources)
+        let origins = !command.corsOrigins.isEmpty ? command.corsOrigins : (try sources.list("cors.origins") ?? [])
+        let credentials = try (command.corsCredentials ? true : nil) ?? sources.bool("cors.credentials") ?? false
         if !origins.isEmpty {
             var cors = WhiskerServer.CORS(allowedOrigins: origins, pathPrefix: "/api/")
             cors.allowsCredentials = credentials
@@ -123,15 +120,15 @@ struct Settings {
             do {
                 try cors.validate()
             } catch {
-                let source = !command.corsOrigins.isEmpty ? "--cors-origin" : "CAT_SERVICE_CORS_ORIGINS"
+                let source = !command.corsOrigins.isEmpty ? "--cors-origin" : sources.origin(of: "cors.origins")
                 throw ValidationError("\(source): \(error.description.replacingOccurrences(of: "configuration.cors: ", with: ""))")
             }
             self.cors = cors
         } else if credentials {
             throw ValidationError("--cors-credentials (or CAT_SERVICE_CORS_CREDENTIALS) needs --cors-origin (or CAT_SERVICE_CORS_ORIGINS)")
         }
-        let requirement = command.tlsClientCertificate ?? variables["CAT_SERVICE_TLS_CLIENT_CERTIFICATE"]
-        if let clientCA = command.tlsClientCA ?? variables["CAT_SERVICE_TLS_CLIENT_CA"] {
+        let requirement = try command.tlsClientCertificate ?? sources.choice("tls.clientCertificate", from: ["required", "optional"])
+        if let clientCA = try command.tlsClientCA ?? sources.string("tls.clientCA") {
             guard requirement == nil || requirement == "required" || requirement == "optional" else {
                 throw ValidationError("\(command.tlsClientCertificate != nil ? "--tls-client-certificate" : "CAT_SERVICE_TLS_CLIENT_CERTIFICATE") must be required or optional, got \"\(requirement ?? "")\"")
             }
@@ -179,48 +176,35 @@ struct Settings {
         return serving
     }
 
-    /// The port the flag gives (`given`), else the variable, else the default; checked to be 0...65535.
-    static func port(_ given: Int?, flag: String, variable: String, in variables: Variables, default value: Int) throws -> Int {
+    /// The port the flag gives (`given`), else the sources', else the default; checked to be 0...65535.
+    static func port(_ given: Int?, flag: String, key: String, in sources: WhiskerServer.ConfigurationSources, default value: Int) throws -> Int {
         if let given {
             guard (0...65535).contains(given) else { throw ValidationError("\(flag) must be between 0 and 65535, got \(given)") }
             return given
         }
-        guard let text = variables[variable] else { return value }
-        guard let port = Int(text), (0...65535).contains(port) else {
-            throw ValidationError("\(variable) must be a whole number between 0 and 65535, got \"\(text)\"")
-        }
-        return port
+        return try sources.port(key) ?? value
     }
 }
 
 extension Settings {
-    /// A whole number from the flag, else the variable, else `nil` (the default); checked to be in `range`.
-    private static func number(_ given: Int?, flag: String, variable: String, in variables: Variables, range: ClosedRange<Int>) throws -> Int? {
+    /// A whole number from the flag, else the sources, else `nil` (the default); checked to be in `range`.
+    private static func number(_ given: Int?, flag: String, key: String, in sources: WhiskerServer.ConfigurationSources, range: ClosedRange<Int>) throws -> Int? {
         let bounds = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "between \(range.lowerBound) and \(range.upperBound)"
         if let given {
             guard range.contains(given) else { throw ValidationError("\(flag) must be \(bounds), got \(given)") }
             return given
         }
-        guard let text = variables[variable] else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw ValidationError("\(variable) must be a whole number \(bounds), got \"\(text)\"")
-        }
-        return number
+        return try sources.integer(key, in: range)
     }
 
-    /// A duration in seconds (fractions allowed) from the flag, else the variable, else `nil`;
+    /// A duration in seconds (fractions allowed) from the flag, else the sources, else `nil`;
     /// checked to be more than 0 and at most a day.
-    static func seconds(_ given: Double?, flag: String, variable: String, in variables: Variables) throws -> Duration? {
-        let valid: (Double) -> Bool = { $0 > 0 && $0 <= 86_400 }
+    static func seconds(_ given: Double?, flag: String, key: String, in sources: WhiskerServer.ConfigurationSources) throws -> Duration? {
         if let given {
-            guard valid(given) else { throw ValidationError("\(flag) must be a number of seconds above 0 and at most 86400, got \(given)") }
+            guard given > 0, given <= 86_400 else { throw ValidationError("\(flag) must be a number of seconds above 0 and at most 86400, got \(given)") }
             return .milliseconds(Int64((given * 1000).rounded()))
         }
-        guard let text = variables[variable] else { return nil }
-        guard let value = Double(text), valid(value) else {
-            throw ValidationError("\(variable) must be a number of seconds above 0 and at most 86400, got \"\(text)\"")
-        }
-        return .milliseconds(Int64((value * 1000).rounded()))
+        return try sources.seconds(key)
     }
 }
 
@@ -228,30 +212,4 @@ extension Settings {
 struct SettingsError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// The `CAT_SERVICE_*` variables; an empty one counts as unset.
-struct Variables {
-    let environment: [String: String]
-
-    init(_ environment: [String: String]) { self.environment = environment }
-
-    subscript(name: String) -> String? {
-        guard let value = environment[name], !value.isEmpty else { return nil }
-        return value
-    }
-
-    /// A comma-separated list, each item trimmed; empty when unset.
-    func list(_ name: String) -> [String] {
-        (self[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    func bool(_ name: String) throws -> Bool? {
-        guard let text = self[name] else { return nil }
-        switch text.lowercased() {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw ValidationError("\(name) must be true or false, got \"\(text)\"")
-        }
-    }
 }

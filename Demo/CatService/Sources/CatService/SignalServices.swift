@@ -10,15 +10,33 @@ import Whisker
 
 // The services that run next to the server in cat-service's ServiceGroup, one per signal it acts on.
 
-/// Reloads the HTTPS certificate and key from their files on SIGHUP (`systemctl reload`), for
-/// new connections; open ones keep the certificate they started with. A file that does not load
-/// is logged and the current certificate stays. Without HTTPS, SIGHUP is logged and ignored.
-struct CertificateReloadOnHangup: Service {
+/// On SIGHUP (`systemctl reload`): reads the configuration file again and applies what can change
+/// while serving, the log level; warns, naming them, about the keys that changed but take effect
+/// only at the next start; and reloads the HTTPS certificate and key from their files for new
+/// connections (open ones keep the certificate they started with). A file that no longer reads, or
+/// a certificate that does not load, is logged and everything stays as it was.
+struct ReloadOnHangup: Service {
     let server: WhiskerServer
+    let command: CatServiceCommand
+    let environment: [String: String]
+    /// The sources the server started with; each SIGHUP that reads the file replaces them.
+    let sources: WhiskerServer.ConfigurationSources
+    let levels: LogLevelSwitch
     let logger: Logger
 
     func run() async throws {
+        var sources = sources
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            if let file = SettingsSources.configFile(command, environment: environment) {
+                do {
+                    let reread = try await SettingsSources.load(environment: environment, file: file)
+                    let settings = try Settings(command, sources: reread)
+                    apply(settings, changing: Self.changedKeys(from: sources, to: reread), from: file)
+                    sources = reread
+                } catch {
+                    logger.error("SIGHUP received, but the configuration file was not applied; keeping the current settings", metadata: ["file": "\(file)", "error": "\(error)"])
+                }
+            }
             guard server.configuration.https != nil else {
                 logger.notice("SIGHUP received: no TLS certificate to reload")
                 continue
@@ -30,6 +48,31 @@ struct CertificateReloadOnHangup: Service {
             }
         }
     }
+
+    /// The settings read again: the log level now, a warning for the rest.
+    private func apply(_ settings: Settings, changing keys: [String], from file: String) {
+        if settings.logLevel != levels.level {
+            levels.level = settings.logLevel
+            logger.notice("SIGHUP: log level is now \(settings.logLevel)", metadata: ["file": "\(file)"])
+        }
+        let needRestart = keys.filter { $0 != "logLevel" }
+        if !needRestart.isEmpty {
+            logger.warning("SIGHUP: these settings changed but take effect only when cat-service restarts: \(needRestart.joined(separator: ", "))", metadata: ["file": "\(file)"])
+        }
+    }
+
+    /// The keys whose value differs between two readings of the sources.
+    private static func changedKeys(from old: WhiskerServer.ConfigurationSources, to new: WhiskerServer.ConfigurationSources) -> [String] {
+        SettingsSources.variableNames.map(\.key).filter { key in
+            ((try? old.value(key)) ?? nil)?.text != ((try? new.value(key)) ?? nil)?.text
+        }
+    }
+}
+
+// The service group logs each service at debug level: by name only, never the command's flags
+// nor the environment it keeps, which hold the report tokens.
+extension ReloadOnHangup: CustomStringConvertible {
+    var description: String { "ReloadOnHangup" }
 }
 
 /// Exits at once, without draining, when a second SIGINT or SIGTERM arrives during a graceful
