@@ -15,7 +15,8 @@ Not counted, because DocC shows them with documentation the package does not wri
 - members that implement a documented protocol requirement or override a documented member: the
   symbol graph gives them the requirement's comment, so they count as documented;
 - extension blocks (`extension Foo: Bar {}` itself; its members are counted);
-- the module itself (its page is the catalog's landing page or the module's own catalog);
+- the module symbol: its page is its catalog's landing page instead, Sources/<Module>/<Module>.docc/
+  <Module>.md starting with "# ``<Module>``", which must exist (listed as missing otherwise);
 - symbols with no place in the source: the compiler made them (the `$current` projection of a
   `@TaskLocal` property), and there is nowhere to write their comment.
 """
@@ -49,6 +50,15 @@ def undocumented(graph_file: Path, module: str):
         yield f"{module}/{path}", symbol["kind"]["displayName"], f"{uri}:{line}" if uri else ""
 
 
+def module_page_exists(module: str) -> bool:
+    """A catalog page of the module's own, whose title is the module symbol."""
+    for page in Path("Sources", module).glob("*.docc/*.md"):
+        lines = page.read_text().splitlines()
+        if lines and lines[0].strip() == f"# ``{module}``":
+            return True
+    return False
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -64,6 +74,8 @@ def main(argv):
         files = [graphs[-1]] + sorted(folder.glob(f"{module}@*.symbols.json"))
         for file in files:
             missing.extend(undocumented(file, module))
+        if not module_page_exists(module):
+            missing.append((module, "Module", f"Sources/{module}/{module}.docc/{module}.md is missing"))
     seen = set()
     unique = []
     for entry in missing:
@@ -73,6 +85,7 @@ def main(argv):
     cwd = str(Path.cwd()) + "/"
     for name, kind, where in sorted(unique):
         print(f"undocumented {kind}: {name}  ({where.removeprefix(cwd)})")
+    sys.stdout.flush()
     if unique:
         print(f"check-doc-coverage: {len(unique)} public symbols without a doc comment", file=sys.stderr)
         return 1

@@ -30,14 +30,13 @@ public final class RequestInstrumentation: RequestObserver {
     }
 
     /// The label of the request duration timer (OpenTelemetry's `http.server.request.duration`):
-    /// one value per request, in seconds, from the request's head to its response's last byte,
-    /// with the dimensions `http.request.method`, `http.route` (the route's template, when one
-    /// matched), `http.response.status_code`, `error.type` (5xx only),
-    /// `network.protocol.version` and `url.scheme`.
+    /// one value per request, displayed in seconds, with the dimensions `http.request.method`,
+    /// `http.route` (the route's template; absent when no route matched), `http.response.status_code`,
+    /// `error.type` (for a 5xx only), `network.protocol.version` and `url.scheme`.
     public static let durationLabel = "http.server.request.duration"
-    /// The label of the in-flight request gauge (OpenTelemetry's `http.server.active_requests`,
-    /// a meter): incremented when a request starts, decremented when its response ends, with the
-    /// dimensions `http.request.method` and `url.scheme`.
+    /// The label of the in-flight request gauge (OpenTelemetry's `http.server.active_requests`, a
+    /// `Meter`) with the dimensions `http.request.method` and `url.scheme`: up while a handler
+    /// runs, down when its response is finished (or failed, or the client went away).
     public static let activeRequestsLabel = "http.server.active_requests"
 
     /// Runs `respond` (the handler and the sending of its response) as one observed request of
