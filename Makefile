@@ -9,7 +9,8 @@
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
 #   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
 #   make soak    a release cat-service under a few minutes of mixed load, checked for leaks (not part of `make test`)
-#   make docs    the DocC documentation of the Whisker module, in .build/docs/Whisker.doccarchive (warnings are errors; `make test` builds it)
+#   make docs    the DocC documentation of every library module, one combined archive in .build/docs/Whisker.doccarchive
+#                (warnings are errors, every public symbol documented; `make test` builds it)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -170,19 +171,36 @@ test-demo: build-demo test-demo-swift
 clean:
 	rm -rf .build .build-http1-only $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build
 
-# docs: the DocC archive of the umbrella module `Whisker` (its catalog is Sources/Whisker/Whisker.docc),
-# built by swift-docc-plugin's generate-documentation command, in DOCS_OUTPUT (under .build, which
-# git ignores). DOCS_SCRATCH is the build folder the plugin builds the symbol graphs in (the
-# library's own, .build, by default). A DocC warning (an unresolved link, say) fails it, in
-# `make test` too.
+# docs: one combined DocC archive of the library's modules, DOCS_MODULES (every Swift library target:
+# the umbrella `Whisker` first, whose catalog Sources/Whisker/Whisker.docc holds the landing page and
+# the articles, then the modules it re-exports or sits beside), built by swift-docc-plugin's
+# generate-documentation with --enable-experimental-combined-documentation, in DOCS_OUTPUT (under
+# .build, which git ignores). DOCS_SCRATCH is the build folder the plugin builds the symbol graphs
+# in (the library's own, .build, by default). Three checks fail it, in `make test` too:
+# - Scripts/check-doc-modules.sh: DOCS_MODULES is exactly the package's Swift library targets (a new
+#   module must be added here);
+# - a DocC warning (an unresolved link, say): --warnings-as-errors. A link to another module's symbol
+#   is written ``/WhiskerCore/WhiskerServer``, with a leading slash, and resolves only when that
+#   module is a direct dependency of the linking one (the plugin hands each module the archives of
+#   its direct dependencies); otherwise it is written as code, `WhiskerServer`;
+# - Scripts/check-doc-coverage.py: every public symbol has a doc comment, every module a catalog
+#   page of its own, Sources/<Module>/<Module>.docc/<Module>.md (it lists what is missing).
+# --enable-inherited-docs shows a protocol requirement's documentation on the members that implement
+# it in another module (MemoryByteStream's ByteStream methods, a type's `description`): the coverage
+# check counts those as documented, so DocC must show them.
+DOCS_MODULES := Whisker WhiskerSockets WhiskerHTTP WhiskerCore WhiskerTLS WhiskerHTTP2 WhiskerCompression \
+    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerObservability WhiskerLifecycle WhiskerConfiguration OpenAPIWhisker WhiskerTesting
 DOCS_SCRATCH ?= .build
 DOCS_OUTPUT ?= .build/docs/Whisker.doccarchive
-unexport DOCS_SCRATCH DOCS_OUTPUT
+unexport DOCS_MODULES DOCS_SCRATCH DOCS_OUTPUT
 .PHONY: docs
 docs:
+	Scripts/check-doc-modules.sh $(DOCS_MODULES)
 	mkdir -p $(dir $(DOCS_OUTPUT))
 	$(SWIFT) package --scratch-path $(DOCS_SCRATCH) --allow-writing-to-directory $(DOCS_OUTPUT) \
-	    generate-documentation --target Whisker --output-path $(DOCS_OUTPUT) --warnings-as-errors
+	    generate-documentation --enable-experimental-combined-documentation $(addprefix --target ,$(DOCS_MODULES)) \
+	    --enable-inherited-docs --output-path $(DOCS_OUTPUT) --warnings-as-errors
+	Scripts/check-doc-coverage.py $(DOCS_SCRATCH) $(DOCS_MODULES)
 
 # bench: the CatService on Whisker, Hummingbird 2 and Vapor 4, side by side (Benchmarks/bench.sh;
 # not part of `make test`). The first run builds the peers in release (5 to 12 minutes each, once per

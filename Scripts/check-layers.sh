@@ -6,7 +6,8 @@
 #   - a source file imports a module its target must not see (WhiskerCore: no OpenSSL, nghttp2,
 #     WhiskerTLS or WhiskerHTTP2; the core's tests: none of those nor observability), so that a
 #     package edit cannot slip one in through another path;
-#   - a folder of WhiskerCore holds more than 15 files, or WhiskerCore more lines than its ratchet;
+#   - a folder of WhiskerCore holds more than 15 files, or WhiskerCore more lines (besides doc
+#     comments) than its ratchet;
 #   - the HTTP/1.1-only example binary (built with no traits), if given, links libssl, libcrypto,
 #     libnghttp2, zlib or Brotli, or holds code of a module its traits leave out (the trait modules,
 #     swift-service-lifecycle, swift-metrics, swift-distributed-tracing, swift-configuration).
@@ -77,11 +78,17 @@ for folder in [pathlib.Path("Sources/WhiskerCore"), *pathlib.Path("Sources/Whisk
 
 # The core only shrinks: features plug in from modules through its hooks (ResponseStep,
 # EarlyAnswer, RequestObserver, ProtocolHandover, SecureListener). A ratchet, lowered as code moves
-# out; the goal is under 4,200 lines.
-core_lines = sum(len(path.read_text().splitlines()) for path in pathlib.Path("Sources/WhiskerCore").rglob("*.swift"))
-core_budget = 3950
+# out; the goal was under 4,200 lines, doc comments included (reached at 3,950). It counts the lines
+# that are not doc comments (`///`), so that documenting the core is never a breach.
+core_lines = sum(
+    1
+    for path in pathlib.Path("Sources/WhiskerCore").rglob("*.swift")
+    for line in path.read_text().splitlines()
+    if not line.lstrip().startswith("///")
+)
+core_budget = 2938
 if core_lines > core_budget:
-    breaches.append(f"Sources/WhiskerCore holds {core_lines} lines, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
+    breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 
 for breach in breaches:
     print(f"check-layers: {breach}")

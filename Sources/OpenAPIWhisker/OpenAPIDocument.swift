@@ -31,7 +31,7 @@ extension WhiskerTransport {
     /// Serves `document` under the path of `serverURL` (where the generated routes are):
     /// `GET /api/openapi.yaml` and `/api/openapi.json` for the forms it has, and the docs page at
     /// `/api/docs` (``OpenAPIDocument/docsPagePath``). The document is sent with `Cache-Control:
-    /// no-cache` and the server's `ETag` (``WhiskerServer/Configuration/generatesETags``), so a
+    /// no-cache` and the server's `ETag` (``/WhiskerCore/WhiskerServer/Configuration/generatesETags``), so a
     /// client revalidates with `If-None-Match` and gets `304` while it has not changed.
     ///
     /// The page is one small HTML file of Whisker's own (about 23 KB, no script or style from
@@ -45,7 +45,7 @@ extension WhiskerTransport {
     /// request from the browser and shows the answer, with the credentials typed into the page's
     /// "Authorize" area for the operation's security (bearer, basic, an API key in a header or
     /// the query; the browser's own cookie or client certificate), kept in the page's memory only.
-    /// - Throws: ``RouteError`` if one of these paths is already registered.
+    /// - Throws: ``/WhiskerCore/RouteError`` if one of these paths is already registered.
     public func serveDocument(_ document: OpenAPIDocument, serverURL: URL) throws {
         var prefix = serverURL.path
         while prefix.hasSuffix("/") { prefix.removeLast() }

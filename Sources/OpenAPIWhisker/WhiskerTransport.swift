@@ -3,7 +3,7 @@ import Logging
 public import OpenAPIRuntime
 public import WhiskerCore
 
-/// A `ServerTransport` that serves swift-openapi-generator's server stubs on a ``WhiskerServer``.
+/// A `ServerTransport` that serves swift-openapi-generator's server stubs on a ``/WhiskerCore/WhiskerServer``.
 ///
 ///     let server = WhiskerServer(configuration: .init(host: "127.0.0.1", port: 8080))
 ///     let transport = WhiskerTransport(server)
@@ -17,7 +17,7 @@ public import WhiskerCore
 ///   an unknown one as chunked.
 /// - An error that conforms to `HTTPResponseConvertible` (as every `ServerError` the generated
 ///   code throws does) becomes its status, headers and body. One without a body (a bad or missing
-///   parameter or body) is answered as ``ProblemDetails`` (`application/problem+json`, or plain
+///   parameter or body) is answered as ``/WhiskerCore/ProblemDetails`` (`application/problem+json`, or plain
 ///   text for a client that asks only for text) saying what was wrong with the request. 5xx
 ///   errors are logged with their cause; their body never reveals it.
 /// - Several handler types may register on one transport (each under its own server URL);
@@ -85,7 +85,7 @@ public struct WhiskerTransport: ServerTransport {
     ///   - authenticators: One ``Authenticator`` per security scheme of the document
     ///     (`components.securitySchemes`), by name. Given, each operation's `security` (or the
     ///     document's) is checked before anything else: alternatives (any one admits), each naming
-    ///     schemes that must all accept their credential, with the scopes the ``Principal`` must
+    ///     schemes that must all accept their credential, with the scopes the `Principal` must
     ///     hold. No credential, or one refused: `401` with `WWW-Authenticate` for the `http`
     ///     schemes; authenticated without a required scope: `403`; both as problem details that
     ///     name schemes, never credentials. The handler reads the principal in

@@ -45,7 +45,7 @@ extension WhiskerServer {
         }
 
         /// Checks the policy, as the server does when it starts.
-        /// - Throws: ``WhiskerServerError`` naming what cannot work: `*` with credentials, an
+        /// - Throws: ``/WhiskerCore/WhiskerServerError`` naming what cannot work: `*` with credentials, an
         ///   origin that is not `scheme://host[:port]`, a `*` anywhere but as the first host label,
         ///   no origins, a prefix without a leading `/`.
         public func validate() throws(WhiskerServerError) {

@@ -14,7 +14,7 @@ public import WhiskerCore
 /// piece at a time. Refused, with the connection answering for the handler:
 /// - a coding it does not decode, or several codings: `415 Unsupported Media Type`, before the
 ///   handler runs;
-/// - more decoded bytes than the route's limit (``WhiskerCore/RequestBodyLimit``, by default the
+/// - more decoded bytes than the route's limit (``/WhiskerCore/RequestBodyLimit``, by default the
 ///   server's `maxRequestBodySize`), or past the first MiB more than ``maxRatio`` decoded bytes
 ///   per coded byte (a decompression bomb): `413 Content Too Large`;
 /// - bytes that do not decode, or a coded stream cut short: `400 Bad Request`.

@@ -15,7 +15,7 @@ extension WhiskerServer {
     ///     configuration.healthChecks?.drainDelay = .seconds(5)   // longer than the balancer's poll interval
     ///
     /// With ``port`` set, they are served on a listener of their own (cleartext, on
-    /// ``WhiskerCore/WhiskerServer/Configuration/host``) that answers nothing else, so that probes need neither TLS nor the
+    /// ``/WhiskerCore/WhiskerServer/Configuration/host``) that answers nothing else, so that probes need neither TLS nor the
     /// PROXY protocol the main listeners may require; they are then not served on the others.
     public struct HealthChecks: Sendable, Equatable {
         /// The liveness route's path.

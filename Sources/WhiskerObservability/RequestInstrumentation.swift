@@ -5,7 +5,7 @@ public import Tracing
 public import WhiskerCore
 
 /// Metrics and tracing for the requests of a server, under the OpenTelemetry HTTP semantic
-/// conventions: the ``WhiskerCore/RequestObserver`` that setting
+/// conventions: the ``/WhiskerCore/RequestObserver`` that setting
 /// ``WhiskerCore/WhiskerServer/Configuration/metrics`` or ``WhiskerCore/WhiskerServer/Configuration/tracer``
 /// installs. With neither set there is none, and the request path pays one `nil` check.
 ///
@@ -29,8 +29,14 @@ public final class RequestInstrumentation: RequestObserver {
         self.tracer = tracer
     }
 
-    /// The metric names.
+    /// The label of the request duration timer (OpenTelemetry's `http.server.request.duration`):
+    /// one value per request, displayed in seconds, with the dimensions `http.request.method`,
+    /// `http.route` (the route's template; absent when no route matched), `http.response.status_code`,
+    /// `error.type` (for a 5xx only), `network.protocol.version` and `url.scheme`.
     public static let durationLabel = "http.server.request.duration"
+    /// The label of the in-flight request gauge (OpenTelemetry's `http.server.active_requests`, a
+    /// `Meter`) with the dimensions `http.request.method` and `url.scheme`: up while a handler
+    /// runs, down when its response is finished (or failed, or the client went away).
     public static let activeRequestsLabel = "http.server.active_requests"
 
     /// Runs `respond` (the handler and the sending of its response) as one observed request of

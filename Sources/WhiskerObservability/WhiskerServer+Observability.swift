@@ -22,7 +22,7 @@ extension WhiskerServer.Configuration {
     ///
     /// A method outside the nine standard ones is reported as `_OTHER`. Requests refused before
     /// routing (a malformed request, a header block too large, ...) are not counted. Setting this
-    /// (or ``tracer``) sets ``WhiskerCore/WhiskerServer/Configuration/requestObserver`` to a
+    /// (or ``tracer``) sets ``/WhiskerCore/WhiskerServer/Configuration/requestObserver`` to a
     /// ``RequestInstrumentation``, in place of any observer it had.
     public var metrics: (any MetricsFactory)? {
         get { (requestObserver as? RequestInstrumentation)?.metrics }

@@ -5,7 +5,7 @@ public import WhiskerSockets
 /// as it saw them; version 2 can add what it learned (ALPN, the requested authority, TLS details) as
 /// TLVs. Read from the first bytes of an accepted connection, before TLS and HTTP.
 ///
-/// ``parse(_:maxLength:)`` is I/O-free: give it the bytes received so far, and it answers whether a
+/// `parse(_:maxLength:)` is I/O-free: give it the bytes received so far, and it answers whether a
 /// whole header is there, how long it is, or why the bytes are not one (which closes the connection:
 /// a listener that expects the header must never guess).
 public struct ProxyProtocolHeader: Sendable, Hashable {

@@ -4,7 +4,7 @@ public import WhiskerSockets
 
 extension WhiskerServer {
     /// The reverse proxies (load balancers) in front of the server that it believes about who the
-    /// client is. Nothing is believed by default: without this, ``WhiskerCore/RequestContext/client`` is the
+    /// client is. Nothing is believed by default: without this, ``/WhiskerCore/RequestContext/client`` is the
     /// socket's peer, and `Forwarded` or `X-Forwarded-For` from anybody are just fields.
     ///
     /// Two ways for a proxy to say who the client is, each only from ``trusted`` addresses:
@@ -25,7 +25,7 @@ extension WhiskerServer {
         /// The bound listeners on which every connection starts with a PROXY protocol header
         /// (v1 or v2); none by default. With socket activation see ``proxyProtocolSocketNames``.
         public var proxyProtocol: ProxyProtocolListeners = []
-        /// With ``WhiskerCore/WhiskerServer/Configuration/socketActivation``: the names of the inherited sockets on which
+        /// With ``/WhiskerCore/WhiskerServer/Configuration/socketActivation``: the names of the inherited sockets on which
         /// every connection starts with a PROXY protocol header (``proxyProtocol`` is for bound
         /// listeners).
         public var proxyProtocolSocketNames: Set<String> = []
@@ -45,7 +45,7 @@ extension WhiskerServer {
         }
 
         /// Trusts the addresses and CIDR ranges in `ranges` (`"10.0.0.0/8"`, `"::1"`).
-        /// - Throws: ``IPAddressRangeError`` naming the first one that is not a range.
+        /// - Throws: ``/WhiskerSockets/IPAddressRangeError`` naming the first one that is not a range.
         public init(trusting ranges: [String], proxyProtocol: ProxyProtocolListeners = []) throws(IPAddressRangeError) {
             var trusted: [IPAddressRange] = []
             for range in ranges { trusted.append(try IPAddressRange(range)) }

@@ -39,7 +39,7 @@ public protocol ByteStream: AnyObject {
     /// Starts calling `onReadable` when ``read(into:)`` may have bytes (or the end of stream) to give.
     func startReading(_ onReadable: @escaping () -> Void)
     /// Appends what can be read now to `buffer`.
-    /// - Throws: ``SocketError`` when the connection failed (a reset, say).
+    /// - Throws: ``/WhiskerSockets/SocketError`` when the connection failed (a reset, say).
     func read(into buffer: inout ReadBuffer) throws(SocketError) -> ReadResult
     /// Stops readiness events until ``resumeReading()``, so that the peer is slowed down by TCP
     /// flow control.

@@ -16,6 +16,8 @@ public final class DispatchQueueExecutor: TaskExecutor {
         self.queue = queue
     }
 
+    /// Runs `job` on ``queue``, after the work already queued there; the Swift runtime calls this
+    /// for every task that prefers this executor.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()

@@ -81,6 +81,10 @@ public struct ReadBuffer: Sendable {
         swap(&storage, &spare)
     }
 
+    /// Calls `body` with the readable bytes (``readerIndex`` up to ``writerIndex``), without copying
+    /// them, and returns what it returns. The pointer is valid only inside `body`; consuming the
+    /// bytes is a separate step (``moveReaderIndex(forwardBy:)``).
+    /// - Parameter body: Reads the bytes; its error is rethrown.
     @inlinable
     public func withUnsafeReadableBytes<Result, Failure: Error>(
         _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result

@@ -49,7 +49,10 @@ public struct TLSConfiguration: Sendable, Equatable {
 
     /// A protocol version.
     public enum Version: Sendable, Equatable {
+        /// TLS 1.2 (RFC 5246): the default ``TLSConfiguration/minimumVersion``, for clients that have
+        /// nothing newer.
         case tls12
+        /// TLS 1.3 (RFC 8446): one round trip to the first request, forward secrecy always.
         case tls13
     }
 

@@ -7,7 +7,7 @@ public import Dispatch
 public import Logging
 public import WhiskerSockets
 
-/// A TLS server connection over a ``SocketConnection``: the handshake, then plaintext reads and
+/// A TLS server connection over a ``/WhiskerSockets/SocketConnection``: the handshake, then plaintext reads and
 /// writes with the same readiness, backpressure and closing behaviour as the socket itself.
 ///
 /// The handshake runs inside ``read(into:)``, so the HTTP layer above simply sees no bytes until

@@ -12,7 +12,7 @@ extension WhiskerServer {
     ///         do { try await server.reloadTLS() } catch { logger.error("\(error)") }
     ///     }
     ///
-    /// - Throws: ``WhiskerServerError`` naming the file when a new certificate or key does not
+    /// - Throws: ``/WhiskerCore/WhiskerServerError`` naming the file when a new certificate or key does not
     ///   load (or they do not match); that listener's certificate then stays in use (the others
     ///   are reloaded). Also when the server has no HTTPS listener or is not running.
     public func reloadTLS() throws(WhiskerServerError) {

@@ -11,31 +11,48 @@
 public struct HTTP2Frame: Sendable, Equatable, CustomStringConvertible {
     /// The frame types of RFC 9113 §6.
     public enum Kind {
+        /// DATA (§6.1): a piece of a request or response body, on a stream.
         public static let data: UInt8 = 0x0
+        /// HEADERS (§6.2): opens a stream with the start of a header block (an HPACK fragment).
         public static let headers: UInt8 = 0x1
+        /// RST_STREAM (§6.4): ends one stream at once, with a 4-byte error code.
         public static let rstStream: UInt8 = 0x3
+        /// SETTINGS (§6.5): the sender's parameters on stream 0, or, with ``Flag/ack``, the receipt of the peer's.
         public static let settings: UInt8 = 0x4
+        /// PING (§6.7): 8 opaque bytes the peer echoes back with ``Flag/ack``.
         public static let ping: UInt8 = 0x6
+        /// GOAWAY (§6.8): the connection is closing; carries the last stream processed and an error code.
         public static let goAway: UInt8 = 0x7
+        /// WINDOW_UPDATE (§6.9): a 31-bit increment of flow-control credit, for a stream or (stream 0) the connection.
         public static let windowUpdate: UInt8 = 0x8
+        /// CONTINUATION (§6.10): the rest of a header block that did not fit in its HEADERS frame.
         public static let continuation: UInt8 = 0x9
     }
 
     /// The flags used here: END_STREAM (DATA, HEADERS), ACK (SETTINGS, PING), END_HEADERS.
     public enum Flag {
+        /// END_STREAM on DATA and HEADERS: the sender's last frame on this stream.
         public static let endStream: UInt8 = 0x1
+        /// ACK on SETTINGS and PING: an acknowledgement, not a new frame of that kind (same bit as ``endStream``).
         public static let ack: UInt8 = 0x1
+        /// END_HEADERS on HEADERS and CONTINUATION: the header block ends in this frame.
         public static let endHeaders: UInt8 = 0x4
+        /// PADDED on DATA and HEADERS: the payload starts with a pad length byte and ends with that much padding.
         public static let padded: UInt8 = 0x8
+        /// PRIORITY on HEADERS: 5 bytes of (deprecated) priority information precede the header block.
         public static let priority: UInt8 = 0x20
     }
 
     /// The client connection preface (RFC 9113 §3.4), sent before the first SETTINGS.
     public static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
+    /// The frame type, one of ``Kind`` (an unknown type is kept as received).
     public var type: UInt8
+    /// The flag bits, a combination of ``Flag``; which bits mean something depends on ``type``.
     public var flags: UInt8
+    /// The stream the frame belongs to (31 bits); 0 for frames about the whole connection.
     public var streamID: Int32
+    /// The frame's payload, without the 9-byte frame header.
     public var payload: [UInt8]
 
     /// Creates a frame.

@@ -19,7 +19,7 @@ public import WhiskerCore
 ///     }
 ///     // response: "HTTP/1.1 200 OK\r\n...\r\n\r\nhello"
 ///
-/// The server need not run (``WhiskerServer/run(onListening:)``), and its configuration's address
+/// The server need not run (``/WhiskerCore/WhiskerServer/run(onListening:)``), and its configuration's address
 /// is not used; its routes are frozen from the first connection, as when it runs. Every
 /// connection is new: a client's first bytes decide its protocol, as over a socket (an HTTP/2
 /// client with prior knowledge sends `HTTP2Frame.preface` first; `import WhiskerHTTP2` and set

@@ -1,12 +1,12 @@
 public import Dispatch
 public import WhiskerSockets
 
-/// A ``ByteStream`` in memory, to test a connection from exact bytes without sockets: the test
-/// sends what a peer would (``send(_:)``, ``sendEnd()``) and awaits what the connection wrote
+/// A ``/WhiskerSockets/ByteStream`` in memory, to test a connection from exact bytes without sockets: the test
+/// sends what a peer would (``send(_:)-(String)``, ``sendEnd()``) and awaits what the connection wrote
 /// (``received(until:)``). Everything the connection sees happens on its worker's queue, as over a
 /// socket, and a test can hold writes back (``blockWrites()``) to play a client that stopped reading.
 ///
-/// Writes leave as they would leave a ``SocketConnection``: pieces written without a flush wait
+/// Writes leave as they would leave a ``/WhiskerSockets/SocketConnection``: pieces written without a flush wait
 /// for the next write that flushes, and what the connection writes while it handles one read
 /// (a *read turn*) leaves when the turn ends, its completions run at once. ``writeCount`` counts
 /// what leaves, one `sendmsg` each over a socket: the deterministic measure of writes per request.

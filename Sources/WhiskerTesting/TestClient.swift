@@ -307,7 +307,7 @@ public struct TestResponse: Sendable {
     public var body: [UInt8]
     /// The number of body bytes received (also when they were not collected).
     public var bodyCount = 0
-    /// A checksum of the body, when it was counted rather than collected (see ``TestClient/checksum(ofPattern:)``).
+    /// A checksum of the body, when it was counted rather than collected (see ``TestClient/checksum(ofPattern:chunk:)``).
     public var bodyChecksum: UInt64?
     /// The number of chunks, for a chunked body.
     public var chunkCount: Int?

@@ -3,7 +3,7 @@ import Logging
 public import WhiskerCore
 import WhiskerProxies
 
-/// A server for in-process tests: 127.0.0.1 port 0 (``WhiskerServer/withRunning(_:)`` reports the
+/// A server for in-process tests: 127.0.0.1 port 0 (``WhiskerCore/WhiskerServer/withRunning(_:)`` reports the
 /// port it got), two I/O workers whatever the machine, so that a test's connections also run on
 /// more than one worker, and a logger that only reports critical errors. `configure` changes
 /// anything else before the server is made.
@@ -58,7 +58,7 @@ public func registerByteRangeRoutes(on server: WhiskerServer, body: [UInt8]) thr
     }
 }
 
-/// Registers `GET /context`, which answers with what its handler's ``RequestContext`` says:
+/// Registers `GET /context`, which answers with what its handler's ``/WhiskerCore/RequestContext`` says:
 /// `HTTP-version | TLS version and ALPN, or cleartext | request id | peer host`.
 public func registerContextRoute(on server: WhiskerServer) throws(RouteError) {
     try server.register(method: .get, path: "/context") { _ in
@@ -68,7 +68,7 @@ public func registerContextRoute(on server: WhiskerServer) throws(RouteError) {
     }
 }
 
-/// Registers `GET /client`, which answers who its handler's ``RequestContext`` says the client is:
+/// Registers `GET /client`, which answers who its handler's ``/WhiskerCore/RequestContext`` says the client is:
 /// `client | scheme | peer host | PROXY header (version, ALPN, authority, TLS version) or none`.
 public func registerClientRoute(on server: WhiskerServer) throws(RouteError) {
     try server.register(method: .get, path: "/client") { _ in

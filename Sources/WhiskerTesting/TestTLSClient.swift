@@ -5,7 +5,7 @@ internal import COpenSSL
 import WhiskerSockets
 import WhiskerTLS
 
-/// TLS settings for ``TestClient/connect(to:timeout:tls:)``: a client that checks the server
+/// TLS settings for ``TestClient/connect(to:timeout:tls:preamble:)``: a client that checks the server
 /// against a CA, offers ALPN protocols, and can be limited to one protocol version (to see an old
 /// version refused).
 public struct TestTLSOptions: Sendable {

@@ -9,7 +9,7 @@ extension WhiskerServer {
     ///         ...
     ///     }
     ///
-    /// Make the server with `port: 0` (see ``WhiskerServer/Configuration``).
+    /// Make the server with `port: 0` (see ``/WhiskerCore/WhiskerServer/Configuration``).
     @discardableResult
     public nonisolated func withRunning<Result: Sendable>(_ body: @Sendable (SocketAddress) async throws -> Result) async throws -> Result {
         try await withRunningAddresses { try await body($0[0]) }

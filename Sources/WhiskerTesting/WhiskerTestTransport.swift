@@ -75,7 +75,7 @@ public struct WhiskerTestTransport: ClientTransport {
     /// A transport that connects to `address` over TCP for each request: for a server you run
     /// yourself (``live(_:over:_:)`` runs one for you).
     /// - Parameters:
-    ///   - address: Where the server listens (what ``WhiskerServer/withRunning(_:)`` reports).
+    ///   - address: Where the server listens (what ``WhiskerCore/WhiskerServer/withRunning(_:)`` reports).
     ///   - version: HTTP/1.1, or HTTP/2 with prior knowledge (set `configuration.http2`).
     ///   - timeout: How long any one read from the server may wait before the request fails.
     public init(connectingTo address: SocketAddress, over version: HTTPVersion = .http1, timeout: Duration = .seconds(30)) {

@@ -27,7 +27,7 @@ public struct RateLimit: Sendable, Equatable {
         /// IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, as a dual-stack listener sees IPv4
         /// clients) counts as the IPv4 address; all Unix domain socket clients share one bucket.
         case client
-        /// The authenticated principal's name (``Principal`` from the document's security
+        /// The authenticated principal's name (`Principal` from the document's security
         /// schemes); requests without one fall back to the client's address.
         case principal
     }

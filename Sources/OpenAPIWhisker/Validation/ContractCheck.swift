@@ -8,8 +8,9 @@ public import WhiskerCore
 public struct ContractViolation: Sendable, CustomStringConvertible {
     /// The operation's `operationId`.
     public var operationID: String
-    /// The request's method and path (without its query).
+    /// The request's method, as sent (`GET`).
     public var method: String
+    /// The request's path without its query (`/cats/42`), as sent: not the document's template.
     public var path: String
     /// The response's status.
     public var status: Int

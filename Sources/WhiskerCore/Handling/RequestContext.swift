@@ -52,8 +52,13 @@ public struct RequestContext: Sendable, Equatable {
 
     /// An HTTP version.
     public enum HTTPVersion: String, Sendable, Equatable {
+        /// HTTP/1.0: no `Host` required, and the connection closes after the response unless the
+        /// request asked for `Connection: keep-alive`.
         case http1_0 = "HTTP/1.0"
+        /// HTTP/1.1 (RFC 9112), over TCP or TLS: persistent connections, chunked bodies.
         case http1_1 = "HTTP/1.1"
+        /// HTTP/2 (RFC 9113), over TLS (ALPN `h2`) or cleartext (h2c): one stream of a multiplexed
+        /// connection.
         case http2 = "HTTP/2"
     }
 

@@ -25,7 +25,14 @@ extension ResponseStep {
 
 /// Where a ``ResponseStep`` runs on the way out; lower first.
 public struct ResponseStepPhase: Comparable, Hashable, Sendable {
+    /// The phase's rank: steps run in ascending order. The built-in phases run from 100
+    /// (``identity``) to 400 (``coding``); a step that must run between two of them takes a value
+    /// in between.
     public let rawValue: Int
+    /// Creates a phase of rank `rawValue`, to order a step between the built-in phases, e.g.
+    /// `ResponseStepPhase(250)` after ``content`` and before ``access``. Steps of one phase run in
+    /// the order they were added.
+    /// - Parameter rawValue: The rank; lower runs first.
     public init(_ rawValue: Int) { self.rawValue = rawValue }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 

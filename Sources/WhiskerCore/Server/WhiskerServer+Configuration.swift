@@ -169,7 +169,7 @@ extension WhiskerServer {
 
         /// Serves the sockets systemd passed.
         /// - Parameters:
-        ///   - activation: What ``SystemdSocketActivation/fromEnvironment()`` read.
+        ///   - activation: What ``/WhiskerSockets/SystemdSocketActivation/fromEnvironment()`` read.
         ///   - tlsNames: The names of the descriptors to serve with TLS.
         public init(_ activation: SystemdSocketActivation, tlsNames: Set<String> = defaultTLSNames) {
             self.init(descriptors: activation.descriptors, tlsNames: tlsNames)
@@ -178,7 +178,7 @@ extension WhiskerServer {
         /// The sockets systemd passed to this process (and unsets `LISTEN_PID`, `LISTEN_FDS` and
         /// `LISTEN_FDNAMES`), or `nil` when it was not socket-activated.
         /// - Parameter tlsNames: The names of the descriptors to serve with TLS.
-        /// - Throws: ``SystemdSocketActivationError`` naming a malformed variable.
+        /// - Throws: ``/WhiskerSockets/SystemdSocketActivationError`` naming a malformed variable.
         public static func fromEnvironment(tlsNames: Set<String> = defaultTLSNames) throws(SystemdSocketActivationError) -> SocketActivation? {
             try SystemdSocketActivation.fromEnvironment().map { SocketActivation($0, tlsNames: tlsNames) }
         }

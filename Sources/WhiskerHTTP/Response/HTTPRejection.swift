@@ -8,7 +8,7 @@ public import HTTPTypes
 public struct HTTPRejection: Error, Sendable, Equatable, CustomStringConvertible {
     /// The status sent to the client.
     public var status: HTTPResponse.Status
-    /// A short, human-readable reason: the `detail` of the answer (``ProblemDetails``), and logged.
+    /// A short, human-readable reason: the `detail` of the answer (`ProblemDetails`, from WhiskerCore), and logged.
     public var reason: String
     /// Whether the connection closes after the response.
     public var closesConnection: Bool
