@@ -25,7 +25,11 @@ let package = Package(
         .trait(name: "Lifecycle", description: "WhiskerServer as a swift-service-lifecycle Service (WhiskerLifecycle)."),
         .trait(name: "Observability", description: "Metrics and tracing with OpenTelemetry names, through swift-metrics and swift-distributed-tracing (WhiskerObservability)."),
         .trait(name: "Configuration", description: "WhiskerServer.Configuration from environment variables and JSON or YAML files, through swift-configuration (WhiskerConfiguration)."),
-        .default(enabledTraits: ["TLS", "HTTP2", "Compression", "Lifecycle", "Observability", "Configuration"]),
+        // On by default: the protocols. The other three bring packages a server may not want
+        // (swift-configuration also links FoundationEssentials: the benchmark server's stripped
+        // binary went from 3.4 to 7.1 MB with all three on), so a package asks for them:
+        // `traits: [.defaults, "Lifecycle", "Observability", "Configuration"]`.
+        .default(enabledTraits: ["TLS", "HTTP2", "Compression"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -97,7 +101,7 @@ let package = Package(
         ),
         // The one import: the core, the transport and the modules without system libraries always;
         // HTTPS, HTTP/2, compression, the service-lifecycle Service, metrics and tracing, and
-        // settings from files with their traits (all on by default).
+        // settings from files with their traits (the first three on by default).
         .target(name: "Whisker", dependencies: [
             "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),

@@ -14,7 +14,8 @@ let package = Package(
         .executable(name: "cat-service", targets: ["CatService"]),
     ],
     dependencies: [
-        .package(name: "whisker", path: "../.."),
+        // The default traits (HTTPS, HTTP/2, compression) and the three a daemon wants besides.
+        .package(name: "whisker", path: "../..", traits: [.defaults, "Lifecycle", "Observability", "Configuration"]),
         .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

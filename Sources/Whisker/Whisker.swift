@@ -14,11 +14,12 @@
 //     try MyHandler().registerHandlers(on: transport, serverURL: try Servers.Server1.url())
 //     try await server.run()
 //
-// HTTPS, HTTP/2, compression, the Service, observability and configuration files come with the
-// package's traits TLS, HTTP2, Compression, Lifecycle, Observability and Configuration, on by
-// default. A server that needs none of them depends on Whisker with `traits: []`, links none of
-// OpenSSL, libnghttp2, zlib and libbrotlienc, and builds none of swift-service-lifecycle,
-// swift-metrics, swift-distributed-tracing and swift-configuration (HTTP1OnlyExample is that server).
+// HTTPS, HTTP/2 and compression come with the package's traits TLS, HTTP2 and Compression, on by
+// default; the Service, observability and configuration files with Lifecycle, Observability and
+// Configuration, which a package turns on: `traits: [.defaults, "Lifecycle", "Configuration"]`. A
+// server that needs none of them depends on Whisker with `traits: []`, links none of OpenSSL,
+// libnghttp2, zlib and libbrotlienc, and builds none of swift-service-lifecycle, swift-metrics,
+// swift-distributed-tracing and swift-configuration (HTTP1OnlyExample is that server).
 @_exported public import WhiskerCore
 @_exported public import WhiskerCORS
 @_exported public import WhiskerHealth
