@@ -167,7 +167,7 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
-        .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets"]),
+        .testTarget(name: "WhiskerSocketsTests", dependencies: ["WhiskerSockets", "WhiskerTesting"]),
         .testTarget(name: "WhiskerHTTPTests", dependencies: ["WhiskerHTTP", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // One test target per module, its folders mirroring the module's; each depends on the module
         // it tests, what that module plugs into, and WhiskerTesting (the shared test support).

@@ -1,5 +1,6 @@
 import Testing
 import WhiskerSockets
+import WhiskerTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -9,11 +10,8 @@ import Glibc
 /// one another process still serves, a file that is not a socket, and the file removed at stop.
 @Suite struct UnixDomainSocketTests {
     /// A fresh path in a directory of the test's own.
-    private func path(_ name: String = "whisker.sock") throws -> String {
-        var template = Array("/tmp/whisker-unix-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
-        try #require(made, "a temporary directory")
-        return "\(String(cString: template))/\(name)"
+    private func path() throws -> String {
+        try temporarySocketPath("whisker.sock")
     }
 
     private func fileMode(_ path: String) -> UInt32? {
