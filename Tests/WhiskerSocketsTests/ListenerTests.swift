@@ -5,6 +5,10 @@ import WhiskerSockets
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite struct ListenerTests {

@@ -3,6 +3,10 @@ import WhiskerSockets
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Reading `LISTEN_PID`, `LISTEN_FDS` and `LISTEN_FDNAMES` as libsystemd does, from an injected

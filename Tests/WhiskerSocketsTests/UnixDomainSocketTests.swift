@@ -4,6 +4,10 @@ import WhiskerTesting
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Listening on a Unix domain socket: the file's mode, a stale file from a process that is gone,

@@ -1,6 +1,10 @@
 import Dispatch
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import WhiskerSockets
