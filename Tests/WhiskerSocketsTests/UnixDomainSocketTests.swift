@@ -51,7 +51,7 @@ import Darwin
     @Test func aStaleSocketFile_IsReplaced() throws {
         let path = try path()
         // A socket bound and closed without removing its file, as a process that crashed leaves it.
-        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let stale = socket(AF_UNIX, LibC.streamSocket, 0)
         try SocketAddress(unixPath: path).withSockAddr { (address, length) throws(SocketError) in
             guard bind(stale, address, length) == 0 else { throw SocketError(call: "bind", code: errno) }
         }
@@ -83,7 +83,7 @@ import Darwin
 
     @Test func anInheritedUnixSocket_IsServed_AndItsFileKept() async throws {
         let path = try path()
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, LibC.streamSocket, 0)
         try SocketAddress(unixPath: path).withSockAddr { (address, length) throws(SocketError) in
             guard bind(fd, address, length) == 0 else { throw SocketError(call: "bind", code: errno) }
         }
