@@ -8,6 +8,10 @@
 #     package edit cannot slip one in through another path;
 #   - a folder of WhiskerCore holds more than 15 files, or WhiskerCore more lines (besides doc
 #     comments) than its ratchet;
+#   - a Swift file in Sources outside Sources/WhiskerSockets/Platform/ names a Linux-only call
+#     (epoll, accept4, MSG_NOSIGNAL, SOCK_CLOEXEC/SOCK_NONBLOCK, malloc_trim/mallinfo, LISTEN_FDS,
+#     NOTIFY_SOCKET, TCP_DEFER_ACCEPT, sched_getaffinity, and the C shims that wrap them), or a
+#     file in Sources or Tests imports Glibc, Musl or Darwin outside its `#if canImport(...)`;
 #   - the HTTP/1.1-only example binary (built with no traits), if given, links libssl, libcrypto,
 #     libnghttp2, zlib or Brotli, or holds code of a module its traits leave out (the trait modules,
 #     swift-service-lifecycle, swift-metrics, swift-distributed-tracing, swift-configuration).
@@ -90,6 +94,51 @@ core_budget = 2938
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 
+# The platform seam (issue 30): calls that exist only on Linux live under
+# Sources/WhiskerSockets/Platform/, each behind `#if os(Linux)` with its Darwin twin beside it.
+# Comments are left out of the scan (they may name what they replace); string literals are not
+# (the systemd variables are strings). Tests are not scanned: some test Linux behaviour itself
+# (socket activation, sd_notify), and a macOS runner will say which need an `#if os(Linux)`.
+platform_folder = pathlib.Path("Sources/WhiskerSockets/Platform")
+linux_only = re.compile(r"\b(?:epoll_\w+|whisker_epoll\w*|whisker_accept_nonblocking|whisker_available_processors|whisker_release_free_memory|accept4|MSG_NOSIGNAL|SOCK_CLOEXEC|SOCK_NONBLOCK|malloc_trim|mallinfo\w*|LISTEN_FDS|NOTIFY_SOCKET|TCP_DEFER_ACCEPT|sched_getaffinity)\b")
+
+def code_of(line):
+    """The line without its // comment (a // inside a string literal stays)."""
+    quotes = 0
+    for index in range(len(line) - 1):
+        if line[index] == "\"" and (index == 0 or line[index - 1] != "\\"):
+            quotes += 1
+        elif line[index:index + 2] == "//" and quotes % 2 == 0:
+            return line[:index]
+    return line
+
+for path in sorted(pathlib.Path("Sources").rglob("*.swift")):
+    if platform_folder in path.parents:
+        continue
+    text = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)
+    for number, line in enumerate(text.splitlines(), 1):
+        for identifier in sorted(set(linux_only.findall(code_of(line)))):
+            breaches.append(f"{path}:{number} uses {identifier}, which only Linux has: call the function in {platform_folder}/ that wraps it")
+
+# No unconditional C library: every `import Glibc` (Musl, Darwin) sits in the branch of an
+# `#if canImport(Glibc)` (`canImport(Musl)`, `canImport(Darwin)`), in Sources and Tests alike.
+c_library_import = re.compile(r"^\s*(?:@_exported\s+)?(?:public\s+|package\s+|internal\s+|private\s+|fileprivate\s+)?import\s+(Glibc|Musl|Darwin)\b")
+for path in sorted([*pathlib.Path("Sources").rglob("*.swift"), *pathlib.Path("Tests").rglob("*.swift")]):
+    branches = []  # the condition of the branch each open #if is in
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("#if "):
+            branches.append(stripped[4:])
+        elif stripped.startswith("#elseif ") and branches:
+            branches[-1] = stripped[8:]
+        elif stripped.startswith("#else") and branches:
+            branches[-1] = "#else"
+        elif stripped.startswith("#endif") and branches:
+            branches.pop()
+        match = c_library_import.match(line)
+        if match and not (branches and f"canImport({match.group(1)})" in branches[-1].replace(" ", "")):
+            breaches.append(f"{path}:{number} imports {match.group(1)} outside an `#if canImport({match.group(1)})` branch: import the C library as `#if canImport(Glibc) ... #elseif canImport(Musl) ... #elseif canImport(Darwin) ... #endif`")
+
 for breach in breaches:
     print(f"check-layers: {breach}")
 sys.exit(1 if breaches else 0)
@@ -110,4 +159,4 @@ if [[ $# -ge 1 ]]; then
         fi
     done
 fi
-echo "check-layers: module dependencies, imports and folder sizes match the layer map${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2, zlib or Brotli and holds no code of the modules its traits leave out}"
+echo "check-layers: module dependencies, imports and folder sizes match the layer map, Linux-only calls stay in Sources/WhiskerSockets/Platform/ and the C library is imported only under #if canImport${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2, zlib or Brotli and holds no code of the modules its traits leave out}"

@@ -1,7 +1,13 @@
+// Linux-only C (accept4, epoll, sched_getaffinity, mallinfo2, malloc_trim) sits behind
+// `#ifdef __linux__`; on Darwin the Swift side (Sources/WhiskerSockets/Platform) calls none of it,
+// and only whisker_heap_in_use has a Darwin version.
+#ifdef __linux__
 #define _GNU_SOURCE
 #include <sys/socket.h>
+#endif
 #include "CWhiskerSystem.h"
 
+#ifdef __linux__
 int whisker_accept_nonblocking(int fd, void *address, void *length) {
     return accept4(fd, (struct sockaddr *)address, (socklen_t *)length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
@@ -65,10 +71,21 @@ unsigned long whisker_release_free_memory(unsigned long threshold) {
 #endif
 }
 
+#endif // __linux__
+
+#if defined(__APPLE__)
+#include <malloc/malloc.h>
+#endif
+
 unsigned long whisker_heap_in_use(void) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
     struct mallinfo2 info = mallinfo2();
     return (unsigned long)(info.uordblks + info.hblkhd);
+#elif defined(__APPLE__)
+    // malloc_zone_statistics(3) with a NULL zone sums every zone: the bytes in use.
+    malloc_statistics_t statistics;
+    malloc_zone_statistics(NULL, &statistics);
+    return (unsigned long)statistics.size_in_use;
 #else
     return 0;
 #endif

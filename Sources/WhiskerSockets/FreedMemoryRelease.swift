@@ -1,6 +1,5 @@
 package import Dispatch
 import Synchronization
-private import CWhiskerSystem
 
 /// Returns memory to the system after bursts. glibc's allocator keeps what worker threads free
 /// in their arenas: after 5,000 stalled HTTP/2 streams have been reset, a server that peaked at
@@ -30,6 +29,6 @@ package final class FreedMemoryRelease: Sendable {
     /// Trims now if more than ``threshold`` bytes are free; returns the free bytes it saw.
     @discardableResult
     package static func releaseNow() -> Int {
-        Int(whisker_release_free_memory(UInt(threshold)))
+        releaseFreeMemory(threshold: threshold)
     }
 }

@@ -1,6 +1,5 @@
 public import Dispatch
 import Synchronization
-private import CWhiskerSystem
 
 /// Something registered with an ``IOWorker`` that is told when its descriptor is ready.
 protocol IOReadinessHandler: AnyObject {
@@ -160,5 +159,5 @@ public final class IOWorkerGroup: Sendable {
     }
 
     /// One worker per processor this process may run on (its CPU affinity, as `taskset` sets it).
-    public static var defaultCount: Int { Int(whisker_available_processors()) }
+    public static var defaultCount: Int { availableProcessors() }
 }

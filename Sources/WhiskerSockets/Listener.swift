@@ -2,9 +2,10 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Dispatch
-private import CWhiskerSystem
 
 /// A listening stream socket (TCP, or a Unix domain socket) that accepts connections: in the epoll set of an ``IOWorker`` (the
 /// server's way: a connection accepted there starts on that worker's queue with no hand-off to
@@ -56,7 +57,7 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
     public init(address: SocketAddress, backlog: Int32 = 1024, worker: IOWorker? = nil, permissions: UInt32? = nil) throws(SocketError) {
         let path = address.unixPath
         if let path { try Self.removeStaleSocket(at: path, address: address) }
-        let fd = try checkedSystemCall("socket") { socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let fd = try checkedSystemCall("socket") { openSocket(address.family, LibC.streamSocket, nonBlocking: true) }
         var bound = false
         do {
             var one: Int32 = 1
@@ -107,7 +108,7 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
     public init(inheritedDescriptor fd: Int32, worker: IOWorker? = nil) throws(SocketError) {
         let target = "inherited descriptor \(fd)"
         let type = try Self.intOption(fd, SO_TYPE, "getsockopt(\(target), SO_TYPE)")
-        guard type == Int32(SOCK_STREAM.rawValue) else {
+        guard type == LibC.streamSocket else {
             throw SocketError(call: target, code: EPROTOTYPE, reason: "not a stream (TCP) socket (SO_TYPE is \(type)); use ListenStream=, not ListenDatagram= or ListenSequentialPacket=")
         }
         guard try Self.intOption(fd, SO_ACCEPTCONN, "getsockopt(\(target), SO_ACCEPTCONN)") != 0 else {
@@ -154,7 +155,7 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw SocketError(call: call, code: EADDRINUSE, reason: "\(path) exists and is not a socket; it is left alone")
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let probe = openSocket(AF_UNIX, LibC.streamSocket, nonBlocking: true)
         guard probe >= 0 else { return }
         defer { close(probe) }
         let refused = (try? address.withSockAddr { (pointer, length) throws(SocketError) in
@@ -211,7 +212,7 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
             do {
                 result = try withUnsafeMutablePointer(to: &storage) { (pointer) throws(SocketError) -> IOResult<Int32> in
                     try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SocketError) -> IOResult<Int32> in
-                        try systemCall("accept4") { whisker_accept_nonblocking(fd, address, &length) }
+                        try systemCall(acceptCallName) { acceptNonBlocking(fd, address, &length) }
                     }
                 }
             } catch {

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A growable byte buffer that a socket reads into and a parser consumes from the front.
@@ -168,7 +170,7 @@ public struct ReadBuffer: Sendable {
         let start = writerIndex
         let space = storage.count - start
         let result = try storage.withUnsafeMutableBufferPointer { (buffer) throws(SocketError) -> IOResult<Int> in
-            try systemCall("read") { Glibc.read(fd, buffer.baseAddress! + start, space) }
+            try systemCall("read") { LibC.read(fd, buffer.baseAddress! + start, space) }
         }
         if case .done(let count) = result {
             writerIndex += count

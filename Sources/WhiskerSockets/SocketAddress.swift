@@ -2,6 +2,8 @@
 public import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+public import Darwin
 #endif
 
 /// An IPv4 or IPv6 socket address (a numeric host and a port), or a Unix domain socket's path.

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 public import Dispatch
 
@@ -304,7 +306,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
             message.msg_iov = vectors.baseAddress
             message.msg_iovlen = vectors.count
             let fd = self.fd
-            return try systemCall("sendmsg") { sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
+            return try systemCall("sendmsg") { sendmsg(fd, &message, noSignalSendFlags) }
         }
         return try pending[index].bytes.withUnsafeBufferPointer { (buffer) throws(SocketError) -> IOResult<Int> in
             vectors[index - pendingHead] = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
@@ -408,8 +410,8 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     public func abort() {
         assertOnQueue()
         guard !isClosed else { return }
-        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        var linger = LibC.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<LibC.linger>.size))
         // Not close(): a reset drops what is queued, so the read turn's bytes are not sent first.
         close(failingWritesWith: SocketError(call: "write", code: EPIPE))
     }
@@ -441,7 +443,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
             isRegistered = false
             worker.deregister(fd)
         }
-        Glibc.close(fd)
+        LibC.close(fd)
         let onClose = self.onClose
         self.onClose = nil
         for completion in failed { completion(error) }

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Dispatch
 import WhiskerCore
@@ -216,7 +218,7 @@ final class SocketPipe: ClientPipe, @unchecked Sendable {
 
     private init(fd: Int32) { self.fd = fd }
 
-    deinit { Glibc.close(fd) }
+    deinit { LibC.close(fd) }
 
     func send(_ bytes: [UInt8]) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -224,7 +226,7 @@ final class SocketPipe: ClientPipe, @unchecked Sendable {
                 continuation.resume(with: Result { () throws(SocketError) in
                     var offset = 0
                     while offset < bytes.count {
-                        let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        let written = bytes[offset...].withUnsafeBytes { LibC.send(fd, $0.baseAddress, $0.count, noSignalSendFlags) }
                         if written < 0 {
                             if errno == EINTR { continue }
                             throw SocketError(call: "send", code: errno)
@@ -242,7 +244,7 @@ final class SocketPipe: ClientPipe, @unchecked Sendable {
                 continuation.resume(with: Result { () throws -> [UInt8] in
                     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
                     while true {
-                        let count = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+                        let count = chunk.withUnsafeMutableBytes { LibC.recv(fd, $0.baseAddress, $0.count, 0) }
                         if count >= 0 { return Array(chunk[..<count]) }
                         if errno == EINTR { continue }
                         if errno == EAGAIN { throw WhiskerTestTransportError("timed out waiting for the server") }
@@ -255,6 +257,6 @@ final class SocketPipe: ClientPipe, @unchecked Sendable {
 
     func disconnect() {
         // Wakes a receive or send in progress; the descriptor itself closes with the last reference.
-        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        _ = LibC.shutdown(fd, Int32(SHUT_RDWR))
     }
 }

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 public import WhiskerSockets
 
@@ -20,7 +22,7 @@ public final class FakeNotifySocket: Sendable {
     /// Binds a datagram socket at a new path; reads wait at most `timeout` seconds.
     public init(timeout: Int = 10) throws {
         path = "/tmp/whisker-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        fd = openSocket(AF_UNIX, LibC.datagramSocket, nonBlocking: false)
         guard fd >= 0 else { throw SocketError(call: "socket(AF_UNIX)", code: errno) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 public import WhiskerSockets
 
@@ -40,7 +42,7 @@ extension SystemdSocketActivation {
 }
 
 private func makeLoopbackListeningSocket() throws(SocketError) -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let fd = openSocket(AF_INET, LibC.streamSocket, nonBlocking: false)
     guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

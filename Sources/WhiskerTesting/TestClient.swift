@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Dispatch
 public import WhiskerSockets
@@ -39,7 +41,7 @@ public final class TestClient: @unchecked Sendable {
     /// The subject of the certificate the server presented (`"/CN=localhost"`), or `nil`.
     public var tlsPeerCertificateSubject: String? { tls?.peerCertificateSubject }
 
-    deinit { Glibc.close(fd) }
+    deinit { LibC.close(fd) }
 
     /// Connects to `address`, over TLS if `tls` is given.
     /// - Parameters:
@@ -56,13 +58,13 @@ public final class TestClient: @unchecked Sendable {
             do {
                 var sent = 0
                 while sent < preamble.count {
-                    let count = preamble[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    let count = preamble[sent...].withUnsafeBytes { LibC.send(fd, $0.baseAddress, $0.count, noSignalSendFlags) }
                     guard count > 0 else { throw SocketError(call: "send", code: errno) }
                     sent += count
                 }
                 return try TestClient(fd: fd, tls: tls.map { try TestTLSClient(fd: fd, options: $0) }, queue: queue)
             } catch {
-                Glibc.close(fd)
+                LibC.close(fd)
                 throw error
             }
         }
@@ -115,7 +117,7 @@ public final class TestClient: @unchecked Sendable {
                 offset += try bytes[offset...].withUnsafeBytes { try tls.send($0) }
                 continue
             }
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes { LibC.send(fd, $0.baseAddress, $0.count, noSignalSendFlags) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw SocketError(call: "send", code: errno)
@@ -128,7 +130,7 @@ public final class TestClient: @unchecked Sendable {
     public func shutdownWrite() async throws {
         try await onQueue { client in
             client.tls?.shutdown()
-            _ = Glibc.shutdown(client.fd, Int32(SHUT_WR))
+            _ = LibC.shutdown(client.fd, Int32(SHUT_WR))
         }
     }
 
@@ -157,16 +159,16 @@ public final class TestClient: @unchecked Sendable {
         try await onQueue { client in
             if !client.buffer.isEmpty { return true }
             var descriptor = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
-            return Glibc.poll(&descriptor, 1, 0) > 0
+            return LibC.poll(&descriptor, 1, 0) > 0
         }
     }
 
     /// Closes the socket now, as a client that goes away mid-request.
     public func close() async throws {
         try await onQueue { client in
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-            _ = Glibc.shutdown(client.fd, Int32(SHUT_RDWR))
+            var linger = LibC.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<LibC.linger>.size))
+            _ = LibC.shutdown(client.fd, Int32(SHUT_RDWR))
         }
     }
 
@@ -197,7 +199,7 @@ public final class TestClient: @unchecked Sendable {
             return count > 0
         }
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = chunk.withUnsafeMutableBytes { LibC.recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { throw TestClientError("timed out waiting for the server") }
@@ -344,7 +346,7 @@ extension StringProtocol {
 /// A blocking TCP socket connected to `address`, whose receives (and sends, if `sendTimeout`) give
 /// up after `timeout`; closed again if the connection is refused.
 func connectedSocket(to address: SocketAddress, timeout: Duration, sendTimeout: Bool = false, noDelay: Bool = false) throws -> Int32 {
-    let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let fd = openSocket(address.family, LibC.streamSocket, nonBlocking: false)
     guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
     var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -354,11 +356,11 @@ func connectedSocket(to address: SocketAddress, timeout: Duration, sendTimeout: 
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
     let result = try address.withSockAddr { (pointer, length) throws(SocketError) -> Int32 in
-        Glibc.connect(fd, pointer, length)
+        LibC.connect(fd, pointer, length)
     }
     guard result == 0 else {
         let code = errno
-        Glibc.close(fd)
+        LibC.close(fd)
         throw SocketError(call: "connect(\(address))", code: code)
     }
     return fd

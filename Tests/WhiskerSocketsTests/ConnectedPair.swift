@@ -1,6 +1,10 @@
 import Dispatch
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import WhiskerSockets
@@ -11,7 +15,7 @@ func connectedPair(clientReceiveBuffer: Int32? = nil, serverSendBuffer: Int32? =
     defer { listener.stop() }
     let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
     listener.start { continuation.yield($0) }
-    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let client = socket(AF_INET, LibC.streamSocket, 0)
     if var size = clientReceiveBuffer { setsockopt(client, SOL_SOCKET, SO_RCVBUF, &size, 4) }
     try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
         #expect(connect(client, address, length) == 0)

@@ -1,6 +1,10 @@
 import Dispatch
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import WhiskerSockets
@@ -17,9 +21,9 @@ import Testing
         let seen = AsyncStream.makeStream(of: Int.self)
         worker.queue.async {
             var first: [Int32] = [0, 0], second: [Int32] = [0, 0], fresh: [Int32] = [0, 0]
-            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &first) == 0)
-            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &second) == 0)
-            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fresh) == 0)
+            #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &first) == 0)
+            #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &second) == 0)
+            #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &fresh) == 0)
             let newcomer = ReadinessRecorder()
             var swapped = false
             // Whichever of the two is handled first closes the other and gives its number to a

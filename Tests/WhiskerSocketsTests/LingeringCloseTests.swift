@@ -1,6 +1,10 @@
 import Dispatch
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import WhiskerSockets
@@ -47,7 +51,7 @@ import Testing
         defer { close(client) }
         // The peer sent bytes the server never reads (a body it refused, say).
         let junk = [UInt8](repeating: 0x61, count: 10_000)
-        #expect(junk.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == junk.count)
+        #expect(junk.withUnsafeBytes { send(client, $0.baseAddress, $0.count, noSignalSendFlags) } == junk.count)
         let response = [UInt8](repeating: 0x62, count: 300_000)
         let flushed = AsyncStream.makeStream(of: Void.self)
         connection.run { connection in
@@ -84,7 +88,7 @@ import Testing
         let (client, connection) = try await connectedPair()
         defer { close(client) }
         let junk = Array("more".utf8)
-        #expect(junk.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == junk.count)
+        #expect(junk.withUnsafeBytes { send(client, $0.baseAddress, $0.count, noSignalSendFlags) } == junk.count)
         let events = AsyncStream.makeStream(of: String.self)
         connection.run { connection in
             connection.onClose = { events.continuation.yield("closed") }

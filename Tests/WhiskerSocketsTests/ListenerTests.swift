@@ -5,6 +5,10 @@ import WhiskerSockets
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite struct ListenerTests {
@@ -74,7 +78,7 @@ import Glibc
             continuation.yield(IOWorker.currentLabel)
             close(socket.fd)
         }
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let client = socket(AF_INET, LibC.streamSocket, 0)
         defer { close(client) }
         try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
             #expect(connect(client, address, length) == 0)
@@ -85,7 +89,7 @@ import Glibc
         #expect(await registered() == 1, "the listening socket is in the worker's epoll set")
         await listener.stop()
         #expect(await registered() == 0, "and out of it before it is closed")
-        let refused = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let refused = socket(AF_INET, LibC.streamSocket, 0)
         defer { close(refused) }
         try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
             #expect(connect(refused, address, length) != 0, "closed: a new connection is refused")
@@ -98,7 +102,7 @@ import Glibc
 func connectAndAccept(_ listener: Listener) async throws -> (client: Int32, accepted: Socket) {
     let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
     listener.start { continuation.yield($0) }
-    let client = socket(listener.localAddress.family, Int32(SOCK_STREAM.rawValue), 0)
+    let client = socket(listener.localAddress.family, LibC.streamSocket, 0)
     do {
         try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
             guard connect(client, address, length) == 0 else { throw SocketError(call: "connect", code: errno) }

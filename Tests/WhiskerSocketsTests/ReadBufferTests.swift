@@ -1,5 +1,9 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import WhiskerSockets
@@ -20,7 +24,7 @@ import Testing
 
     @Test func readSize_StartsSmall_DoublesOnlyWhileReadsFillIt_AndAnEmptiedLargeBufferIsReleased() throws {
         var pair: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &pair) == 0)
         defer { close(pair[0]); close(pair[1]) }
         let sent = (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         #expect(sent.withUnsafeBytes { write(pair[1], $0.baseAddress, $0.count) } == sent.count)

@@ -3,6 +3,10 @@ import WhiskerSockets
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Reading `LISTEN_PID`, `LISTEN_FDS` and `LISTEN_FDNAMES` as libsystemd does, from an injected
@@ -106,7 +110,7 @@ import Glibc
     }
 
     @Test func unixDomainListeningSocket_InTheAbstractNamespace_IsAdopted_NamedWithAnAt() throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, LibC.streamSocket, 0)
         try #require(fd >= 0)
         // Bound to an abstract name (systemd's `ListenStream=@name`), so nothing is left on disk.
         var address = sockaddr_un()

@@ -4,6 +4,10 @@ import WhiskerTesting
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Listening on a Unix domain socket: the file's mode, a stale file from a process that is gone,
@@ -47,7 +51,7 @@ import Glibc
     @Test func aStaleSocketFile_IsReplaced() throws {
         let path = try path()
         // A socket bound and closed without removing its file, as a process that crashed leaves it.
-        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let stale = socket(AF_UNIX, LibC.streamSocket, 0)
         try SocketAddress(unixPath: path).withSockAddr { (address, length) throws(SocketError) in
             guard bind(stale, address, length) == 0 else { throw SocketError(call: "bind", code: errno) }
         }
@@ -79,7 +83,7 @@ import Glibc
 
     @Test func anInheritedUnixSocket_IsServed_AndItsFileKept() async throws {
         let path = try path()
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, LibC.streamSocket, 0)
         try SocketAddress(unixPath: path).withSockAddr { (address, length) throws(SocketError) in
             guard bind(fd, address, length) == 0 else { throw SocketError(call: "bind", code: errno) }
         }

@@ -1,6 +1,10 @@
 import Dispatch
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Testing
 @testable import WhiskerSockets
@@ -34,7 +38,7 @@ import Testing
 
     private func send(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)
-        #expect(bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count)
+        #expect(bytes.withUnsafeBytes { LibC.send(fd, $0.baseAddress, $0.count, noSignalSendFlags) } == bytes.count)
     }
 
     private func counts(_ connection: QueueBound<SocketConnection>) async -> SystemCallCounts {

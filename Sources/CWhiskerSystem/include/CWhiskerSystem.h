@@ -1,6 +1,9 @@
 #ifndef C_WHISKER_SYSTEM_H
 #define C_WHISKER_SYSTEM_H
 
+#ifdef __linux__
+// Linux only (Sources/WhiskerSockets/Platform calls these under `#if os(Linux)`).
+
 /// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC. Glibc declares accept4 only under _GNU_SOURCE,
 /// which Swift's Glibc module does not define, so it is unreachable from Swift without this
 /// wrapper; using it saves two fcntl(2) calls per accepted connection. The address is a
@@ -38,9 +41,12 @@ int whisker_available_processors(void);
 /// peak otherwise. Does nothing (returns 0) on other C libraries.
 unsigned long whisker_release_free_memory(unsigned long threshold);
 
+#endif // __linux__
+
 /// The bytes malloc has handed out and not had back: mallinfo2's `uordblks` (chunks in its
 /// arenas, all threads') plus `hblkhd` (chunks past the mmap threshold, mapped on their own).
-/// For tests that measure what a structure holds; 0 on other C libraries. (Swift's Glibc module
+/// For tests that measure what a structure holds. On Darwin, malloc_zone_statistics' `size_in_use`
+/// over every zone; 0 on other C libraries. (Swift's Glibc module
 /// leaves out <malloc.h>, hence this wrapper.)
 unsigned long whisker_heap_in_use(void);
 

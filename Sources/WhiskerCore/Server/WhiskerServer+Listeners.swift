@@ -115,7 +115,7 @@ extension WhiskerServer.Configuration {
         var listeners: [WhiskerServer.Listener] = []
         if let activation = socketActivation {
             guard !activation.descriptors.isEmpty else {
-                throw WhiskerServerError("socket activation passed no sockets to serve (LISTEN_FDS)")
+                throw WhiskerServerError("socket activation passed no sockets to serve (\(SystemdSocketActivation.descriptorCountVariable))")
             }
             let tlsNames = activation.tlsNames.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
             var names: [String] = []

@@ -284,6 +284,8 @@ package struct HTTP1RequestParser: Sendable {
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 extension UInt8 {

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The listening sockets systemd passed to this process (socket activation), read as
@@ -49,6 +51,10 @@ public struct SystemdSocketActivation: Sendable, Equatable {
     /// The variables systemd sets for socket activation, in the order they are read.
     public static let variableNames = ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"]
 
+    /// `LISTEN_FDS`, the variable that counts the passed descriptors, for messages outside this
+    /// folder (which names no systemd variable itself).
+    package static let descriptorCountVariable = "LISTEN_FDS"
+
     /// The passed descriptors, in order.
     public var descriptors: [Descriptor]
 
@@ -66,7 +72,9 @@ public struct SystemdSocketActivation: Sendable, Equatable {
     ///   ignored), no `LISTEN_FDS`, or `LISTEN_FDS=0`.
     /// - Throws: ``SystemdSocketActivationError`` naming the variable when one is malformed
     ///   (the variables are unset all the same).
+    ///   On Darwin (no systemd) always `nil`, and the environment is left alone.
     public static func fromEnvironment() throws(SystemdSocketActivationError) -> SystemdSocketActivation? {
+        #if os(Linux)
         var environment: [String: String] = [:]
         for name in variableNames {
             if let value = getenv(name) { environment[name] = String(cString: value) }
@@ -78,6 +86,9 @@ public struct SystemdSocketActivation: Sendable, Equatable {
             if flags >= 0 { _ = fcntl(descriptor.fd, F_SETFD, flags | FD_CLOEXEC) }
         }
         return activation
+        #else
+        return nil
+        #endif
     }
 
     /// Parses the variables without touching the process: the testable half of

@@ -1,3 +1,6 @@
+#if os(Linux)
+// Linux only: epoll(7). On Darwin the I/O workers use the Dispatch-source backend instead (see
+// DefaultBackend.swift in this folder).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -88,3 +91,4 @@ final class EpollSelector {
         return Int(count)
     }
 }
+#endif

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Tells systemd (or any supervisor that speaks its protocol) what the service is doing, as
@@ -23,9 +25,14 @@ public struct SystemdNotifier: Sendable, Equatable {
 
     /// The notifier `$NOTIFY_SOCKET` names, or `nil` when the process was not started by a
     /// supervisor that wants notifications.
+    /// On Darwin (no systemd) always `nil`.
     public static func fromEnvironment() -> SystemdNotifier? {
+        #if os(Linux)
         guard let value = getenv("NOTIFY_SOCKET"), let path = String(validatingCString: value), !path.isEmpty else { return nil }
         return SystemdNotifier(socketPath: path)
+        #else
+        return nil
+        #endif
     }
 
     /// Sends `state` (newline-separated `KEY=value` assignments, e.g. `READY=1`, `STOPPING=1`,
@@ -33,7 +40,9 @@ public struct SystemdNotifier: Sendable, Equatable {
     /// - Returns: Whether the datagram was sent; a supervisor that went away is not an error worth
     ///   more than a `false`.
     @discardableResult
+    ///   On Darwin (no systemd) always `false`, and nothing is sent.
     public func notify(_ state: String) -> Bool {
+        #if os(Linux)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         var path = Array(socketPath.utf8)
@@ -44,7 +53,7 @@ public struct SystemdNotifier: Sendable, Equatable {
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
         // An abstract name is exactly its bytes; a path is NUL-terminated (the struct is zeroed).
         let length = MemoryLayout<sa_family_t>.size + path.count + (isAbstract ? 0 : 1)
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = openSocket(AF_UNIX, LibC.datagramSocket, nonBlocking: false)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         let message = Array(state.utf8)
@@ -54,5 +63,8 @@ public struct SystemdNotifier: Sendable, Equatable {
             }
         }
         return sent == message.count
+        #else
+        return false
+        #endif
     }
 }
