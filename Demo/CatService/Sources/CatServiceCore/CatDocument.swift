@@ -1,5 +1,5 @@
 import Foundation
-public import Whisker
+import Whisker
 
 extension OpenAPIDocument {
     /// The CatService's own document, bundled, as written.
