@@ -100,6 +100,9 @@ final class DispatchSourceSelector {
     var count: Int { registrations.count }
 
     func add(_ fd: Int32, interest: IOInterest, handler: any IOReadinessHandler) {
+        // A number registered twice (never, as epoll would refuse it): the old sources are
+        // cancelled, not dropped, since releasing a suspended source is an error in libdispatch.
+        registrations[fd]?.cancel(closing: false, then: nil)
         let registration = Registration(fd: fd, queue: queue, handler: handler)
         registrations[fd] = registration
         registration.setInterest(interest)

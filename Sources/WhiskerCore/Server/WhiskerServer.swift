@@ -7,6 +7,7 @@ import Synchronization
 @_exported public import struct WhiskerSockets.SocketAddress
 @_exported public import struct WhiskerSockets.SystemdNotifier
 @_exported public import class WhiskerSockets.IOWorkerGroup
+@_exported public import enum WhiskerSockets.IOBackend
 public import WhiskerSockets
 
 /// An HTTP/1.1 server on BSD sockets and libdispatch.
