@@ -44,7 +44,7 @@ DEMO_TEST_BUILD = $(SWIFT) build --package-path $(DEMO) -c $(TEST_CONFIG)
 DEMO_RUN_BUILD = $(SWIFT) build --package-path $(DEMO) --scratch-path $(RUN_SCRATCH) -c $(RUN_CONFIG)
 unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 
-.PHONY: schemathesis deps build build-lib build-demo run test test-layers test-lib test-budget test-demo test-demo-swift clean
+.PHONY: schemathesis deps build build-lib build-demo run test test-layers test-lib test-budget test-demo test-demo-swift test-dispatch clean
 
 # deps: each tool or library is checked first; apt-get runs (update once, then one install) only
 # for what is missing, with sudo only when not root. Debian's systemd package brings
@@ -102,8 +102,9 @@ run: deps
 	exec "$$($(DEMO_RUN_BUILD) --show-bin-path)/cat-service" --host $(RUN_HOST) --port $(RUN_PORT)
 
 # test: the library's unit and in-process tests, the allocation budget, then the demo's curl tests
-# (Demo/CatService/Tests/run-all.sh, which ends with "N passed, N failed").
-test: deps test-layers docs test-lib test-budget test-demo
+# (Demo/CatService/Tests/run-all.sh, which ends with "N passed, N failed"), then both again on the
+# Dispatch-source I/O backend (test-dispatch: about as long as test-lib and test-demo's curl part).
+test: deps test-layers docs test-lib test-budget test-demo test-dispatch
 
 # The module layers (Scripts/check-layers.sh: dependencies, imports, folder sizes), and the
 # HTTP/1.1-only example, which must link no TLS or HTTP/2 library and serve as a client expects.
@@ -166,6 +167,14 @@ test-demo-swift: build-demo
 
 test-demo: build-demo test-demo-swift
 	H2SPEC="$(abspath $(H2SPEC))" $(DEMO)/Tests/run-all.sh "$$($(DEMO_TEST_BUILD) --show-bin-path)/cat-service"
+
+# test-dispatch: the library's tests (as test-lib) and the demo's curl suite (as test-demo) on the
+# second I/O backend, a Dispatch read and write source per connection instead of the workers' epoll
+# sets: WHISKER_IO_BACKEND=dispatch is IOBackend.default's override, read by every IOWorker made
+# without an explicit backend, so the same builds serve (see IOBackend in WhiskerSockets).
+test-dispatch: build-demo
+	WHISKER_IO_BACKEND=dispatch $(MAKE) test-lib
+	WHISKER_IO_BACKEND=dispatch H2SPEC="$(abspath $(H2SPEC))" $(DEMO)/Tests/run-all.sh "$$($(DEMO_TEST_BUILD) --show-bin-path)/cat-service"
 
 # clean: every build folder of the library, the demo and the allocation budget.
 clean:

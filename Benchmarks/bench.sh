@@ -27,7 +27,9 @@
 #   BENCH_DURATION=5        seconds of load per scenario
 #   BENCH_WARMUP=1          seconds of warm-up load before each scenario (0: none)
 #   BENCH_SERVERS="whisker whisker-validating hummingbird vapor"   (whisker-validating: Whisker's server checking each
-#                           request against the document, CAT_VALIDATION=1; its cost per request)
+#                           request against the document, CAT_VALIDATION=1; its cost per request; also
+#                           whisker-dispatch: the same binary on the Dispatch-source I/O backend,
+#                           WHISKER_IO_BACKEND=dispatch, beside the epoll workers)
 #   BENCH_SCENARIOS="emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64"
 #   BENCH_SERVER_CPU=0 BENCH_CLIENT_CPU=1   the cores for the server and for wrk
 #   BENCH_PORT_BASE=18080   whisker listens on +1, hummingbird on +2, vapor on +3
@@ -79,9 +81,9 @@ declare -A SCENARIO=(
     [emoji100-br-c64]="64|/api/emoji?count=100|Accept-Encoding: br"
 )
 for s in "${SCENARIO_NAMES[@]}"; do [[ -n ${SCENARIO[$s]:-} ]] || die "unknown scenario '$s'"; done
-declare -A PORT_OFFSET=([whisker]=1 [hummingbird]=2 [vapor]=3 [whisker-validating]=4)
-declare -A LABEL=([whisker]=Whisker [hummingbird]=Hummingbird [vapor]=Vapor [whisker-validating]="Whisker, validating")
-for s in "${SERVERS[@]}"; do [[ -n ${PORT_OFFSET[$s]:-} ]] || die "unknown server '$s' (whisker, whisker-validating, hummingbird, vapor)"; done
+declare -A PORT_OFFSET=([whisker]=1 [hummingbird]=2 [vapor]=3 [whisker-validating]=4 [whisker-dispatch]=5)
+declare -A LABEL=([whisker]=Whisker [hummingbird]=Hummingbird [vapor]=Vapor [whisker-validating]="Whisker, validating" [whisker-dispatch]="Whisker, Dispatch sources")
+for s in "${SERVERS[@]}"; do [[ -n ${PORT_OFFSET[$s]:-} ]] || die "unknown server '$s' (whisker, whisker-validating, whisker-dispatch, hummingbird, vapor)"; done
 
 # --- Stopping what we start ------------------------------------------------------------------------
 
@@ -129,9 +131,10 @@ note "$ROUNDS round(s) x ${#SERVERS[@]} server(s) x ${#SCENARIO_NAMES[@]} scenar
 
 declare -A BIN
 for s in "${SERVERS[@]}"; do
-    # whisker-validating is Whisker's server with CAT_VALIDATION=1: the same binary.
-    if [[ $s == whisker-validating && -n ${BIN[whisker]:-} ]]; then BIN[$s]=${BIN[whisker]}; continue; fi
-    if bin=$(bash "$here/build.sh" "${s%-validating}" | tail -n 1) && [[ -x $bin ]]; then
+    # whisker-validating is Whisker's server with CAT_VALIDATION=1, whisker-dispatch with
+    # WHISKER_IO_BACKEND=dispatch: the same binary.
+    if [[ $s == whisker-* && -n ${BIN[whisker]:-} ]]; then BIN[$s]=${BIN[whisker]}; continue; fi
+    if bin=$(bash "$here/build.sh" "${s%-*}" | tail -n 1) && [[ -x $bin ]]; then
         BIN[$s]=$bin
     else
         note "${LABEL[$s]} failed to build; it is left out of this run"
@@ -169,7 +172,8 @@ start_server() {
     if curl -s -o /dev/null --max-time 1 "http://$HOST:$port/"; then
         note "something already answers on $HOST:$port; not starting ${LABEL[$s]}"; return 1
     fi
-    CAT_CLIP=$CLIP CAT_VALIDATION=$([[ $s == whisker-validating ]] && echo 1 || echo 0) taskset -c "$SERVER_CPU" "${BIN[$s]}" "$port" >"$log" 2>&1 &
+    CAT_CLIP=$CLIP CAT_VALIDATION=$([[ $s == whisker-validating ]] && echo 1 || echo 0) \
+        WHISKER_IO_BACKEND=$([[ $s == whisker-dispatch ]] && echo dispatch || echo epoll) taskset -c "$SERVER_CPU" "${BIN[$s]}" "$port" >"$log" 2>&1 &
     server_pid=$!
     started+=("$server_pid")
     local deadline=$((SECONDS + START_TIMEOUT))
@@ -353,11 +357,12 @@ table=$out/table.md
             if (haveW && ("hummingbird" in inrun)) line = line " | " (counts ? "–" : ratio("hummingbird", sc, m))
             if (haveW && ("vapor" in inrun)) line = line " | " (counts ? "–" : ratio("vapor", sc, m))
             if (haveW && ("whisker-validating" in inrun)) line = line " | " (counts ? "–" : ratio("whisker-validating", sc, m))
+            if (haveW && ("whisker-dispatch" in inrun)) line = line " | " (counts ? "–" : ratio("whisker-dispatch", sc, m))
             print line " |"
         }
         END {
             ns = split(servers, srv, " ")
-            label["whisker"] = "Whisker"; label["hummingbird"] = "Hummingbird"; label["vapor"] = "Vapor"; label["whisker-validating"] = "Whisker, validating"
+            label["whisker"] = "Whisker"; label["hummingbird"] = "Hummingbird"; label["vapor"] = "Vapor"; label["whisker-validating"] = "Whisker, validating"; label["whisker-dispatch"] = "Whisker, Dispatch sources"
             for (i = 1; i <= ns; i++) inrun[srv[i]] = 1
             haveW = ("whisker" in inrun)
             nsc = split(scenarios, scs, " "); for (i = 1; i <= nsc; i++) want[scs[i]] = 1
@@ -367,6 +372,7 @@ table=$out/table.md
             if (haveW && ("hummingbird" in inrun)) { head = head "Whisker/Hummingbird | "; rule = rule "---:|" }
             if (haveW && ("vapor" in inrun)) { head = head "Whisker/Vapor | "; rule = rule "---:|" }
             if (haveW && ("whisker-validating" in inrun)) { head = head "Whisker/validating | "; rule = rule "---:|" }
+            if (haveW && ("whisker-dispatch" in inrun)) { head = head "Whisker epoll/Dispatch | "; rule = rule "---:|" }
             print head; print rule
             row("emoji-c64", "rps", "`/api/emoji` keep-alive -c64: req/s")
             row("emoji-c64", "p50_us", "… p50 (µs)")

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 public import Dispatch
 import Synchronization
 
@@ -15,6 +20,10 @@ protocol IOReadinessHandler: AnyObject {
 /// one wake-up serves every connection that became ready meanwhile, and a request changes no
 /// registration (`Benchmarks/IOModel` measures both).
 ///
+/// That is the ``IOBackend/epoll`` backend, the default on Linux. With
+/// ``IOBackend/dispatchSources`` the worker has no epoll set: each descriptor gets a Dispatch read
+/// and write source on the queue instead (see ``IOBackend``); connections see no difference.
+///
 /// Everything on a worker's queue shares one thread at a time: the connections' parsing and
 /// writing, their timers, and the handler tasks that prefer the queue's ``executor``. A handler
 /// that suspends (`await`) gives the queue back; one that blocks the thread (a blocking system
@@ -28,8 +37,13 @@ public final class IOWorker: @unchecked Sendable {
     public let queue: DispatchQueue
     /// Runs tasks on ``queue`` (a connection's handlers prefer it).
     public let executor: DispatchQueueExecutor
-    private let selector: EpollSelector
-    private let source: any DispatchSourceRead
+    /// How this worker learns of readiness.
+    public let backend: IOBackend
+    /// The epoll set (``IOBackend/epoll``) and the Dispatch source that wakes the queue for it.
+    private let selector: EpollSelector?
+    private let source: (any DispatchSourceRead)?
+    /// The sources of each descriptor (``IOBackend/dispatchSources``).
+    private let dispatchSelector: DispatchSourceSelector?
     private var handlers: [Int32: any IOReadinessHandler] = [:]
     /// The armed deadlines of the worker's connections, behind one Dispatch timer.
     let deadlines: WorkerDeadlines
@@ -44,9 +58,13 @@ public final class IOWorker: @unchecked Sendable {
     private var registeredInBatch: [Int32] = []
     private var isHandlingBatch = false
 
-    /// Creates a worker with its queue (on Dispatch's global pool) and epoll set.
-    /// - Parameter label: The queue's label, as debuggers and `perf` show it.
-    public init(label: String = "whisker.worker") throws(SocketError) {
+    /// Creates a worker with its queue (on Dispatch's global pool) and, for ``IOBackend/epoll``,
+    /// its epoll set.
+    /// - Parameters:
+    ///   - label: The queue's label, as debuggers and `perf` show it.
+    ///   - backend: How the worker learns of readiness; ``IOBackend/default`` is the platform's
+    ///     choice or what `WHISKER_IO_BACKEND` says.
+    public init(label: String = "whisker.worker", backend: IOBackend = .default) throws(SocketError) {
         // The non-overcommit global queue: an overcommit target would start a thread whenever work waits.
         let queue = DispatchQueue(label: label, target: .global())
         QueueBound<IOWorker>.markOwned(queue)
@@ -54,9 +72,18 @@ public final class IOWorker: @unchecked Sendable {
         self.queue = queue
         self.executor = DispatchQueueExecutor(queue: queue)
         self.deadlines = WorkerDeadlines(queue: queue)
+        self.backend = backend
+        guard backend == .epoll else {
+            selector = nil
+            source = nil
+            dispatchSelector = DispatchSourceSelector(queue: queue)
+            return
+        }
+        dispatchSelector = nil
         let selector = try EpollSelector()
         self.selector = selector
-        source = DispatchSource.makeReadSource(fileDescriptor: selector.fd, queue: queue)
+        let source = DispatchSource.makeReadSource(fileDescriptor: selector.fd, queue: queue)
+        self.source = source
         // The selector (and so the epoll descriptor) lives until the source is cancelled.
         source.setCancelHandler { withExtendedLifetime(selector) {} }
         source.setEventHandler { [weak self] in self?.drain() }
@@ -64,12 +91,13 @@ public final class IOWorker: @unchecked Sendable {
     }
 
     deinit {
-        source.cancel()
+        source?.cancel()
     }
 
     /// Handles what is ready now, a batch at a time, until a poll comes back short of a full batch
     /// (anything still ready after that makes the source fire again).
     private func drain() {
+        guard let selector else { return }
         isHandlingBatch = true
         defer { isHandlingBatch = false }
         var isFull = true
@@ -82,9 +110,14 @@ public final class IOWorker: @unchecked Sendable {
         }
     }
 
-    /// Starts reporting `fd`'s readiness to `handler`, which the worker holds until ``deregister(_:)``.
+    /// Starts reporting `fd`'s readiness to `handler`, which the worker holds until
+    /// ``deregisterAndClose(_:)``.
     func register(_ fd: Int32, interest: IOInterest, handler: any IOReadinessHandler) throws(SocketError) {
         assertOnQueue()
+        guard let selector else {
+            dispatchSelector?.add(fd, interest: interest, handler: handler)
+            return
+        }
         try selector.add(fd, interest: interest)
         handlers[fd] = handler
         if isHandlingBatch { registeredInBatch.append(fd) }
@@ -92,15 +125,29 @@ public final class IOWorker: @unchecked Sendable {
 
     func update(_ fd: Int32, interest: IOInterest) throws(SocketError) {
         assertOnQueue()
+        guard let selector else {
+            dispatchSelector?.modify(fd, interest: interest)
+            return
+        }
         try selector.modify(fd, interest: interest)
     }
 
-    /// Stops reporting `fd`; it may be closed once this returns, and a readiness of it still in
-    /// the current batch is dropped.
-    func deregister(_ fd: Int32) {
+    /// Stops reporting `fd` and closes it: nothing of it is delivered after this returns (a
+    /// readiness still in the current batch is dropped). The epoll backend closes it at once;
+    /// with Dispatch sources it is closed on the queue once both sources are cancelled, as
+    /// libdispatch requires, so its number is not reused while a source still watches it. The
+    /// owner must not use `fd` after this.
+    /// - Parameter onClosed: Called on the queue once `fd` is closed.
+    func deregisterAndClose(_ fd: Int32, then onClosed: (() -> Void)? = nil) {
         assertOnQueue()
+        guard let selector else {
+            dispatchSelector?.removeAndClose(fd, then: onClosed)
+            return
+        }
         selector.remove(fd)
         handlers[fd] = nil
+        close(fd)
+        onClosed?()
     }
 
     /// Gives `buffer`'s storage back to the worker, if it is empty (see ``lendReadStorage(to:)``).
@@ -122,7 +169,7 @@ public final class IOWorker: @unchecked Sendable {
     /// The number of registered descriptors (for tests).
     package var registeredCount: Int {
         assertOnQueue()
-        return handlers.count
+        return handlers.count + (dispatchSelector?.count ?? 0)
     }
 
     @inline(__always) private func assertOnQueue() {
@@ -145,10 +192,13 @@ public final class IOWorkerGroup: Sendable {
     private let nextIndex = Atomic<Int>(0)
 
     /// Creates `count` workers, labelled `whisker.worker.0`, `.1`, ….
-    /// - Parameter count: How many; at least 1.
-    public init(count: Int) throws(SocketError) {
+    /// - Parameters:
+    ///   - count: How many; at least 1.
+    ///   - backend: How the workers learn of readiness (see ``IOBackend``); by default the
+    ///     platform's choice, or what `WHISKER_IO_BACKEND` says.
+    public init(count: Int, backend: IOBackend = .default) throws(SocketError) {
         var workers: [IOWorker] = []
-        for index in 0..<max(1, count) { workers.append(try IOWorker(label: "whisker.worker.\(index)")) }
+        for index in 0..<max(1, count) { workers.append(try IOWorker(label: "whisker.worker.\(index)", backend: backend)) }
         self.workers = workers
     }
 

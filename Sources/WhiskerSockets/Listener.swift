@@ -268,13 +268,14 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
             onAccept = nil
             onError = nil
             if let worker, isRegistered {
-                // Out of the epoll set before the descriptor is closed, never after.
+                // Out of the epoll set before the descriptor is closed, never after: the worker
+                // closes it (with Dispatch sources, once they are cancelled, on this queue).
                 isRegistered = false
                 isAcceptPaused = false
-                worker.deregister(fd)
-                close(fd)
-                removeCreatedFile()
-                onClosed()
+                worker.deregisterAndClose(fd) { [self] in
+                    removeCreatedFile()
+                    onClosed()
+                }
             } else if let source {
                 if isAcceptPaused {
                     isAcceptPaused = false

@@ -28,7 +28,8 @@ public import Dispatch
 /// paused, and for writing only while queued bytes wait for the kernel; pausing, resuming and a
 /// blocked write are the only changes of interest, so a keep-alive request changes none. The
 /// descriptor leaves the epoll set before it is closed, never after (a reused descriptor number
-/// must not inherit a registration).
+/// must not inherit a registration): the worker closes it (``IOBackend/dispatchSources``: once
+/// its sources are cancelled).
 public final class SocketConnection: ByteStream, IOReadinessHandler {
     /// The worker whose queue owns this connection's state and whose epoll set watches it.
     public let worker: IOWorker
@@ -440,10 +441,12 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         writeBlockedSince = nil
         writeBacklog = nil
         if isRegistered {
+            // Through the worker, which closes it once nothing watches it any more.
             isRegistered = false
-            worker.deregister(fd)
+            worker.deregisterAndClose(fd)
+        } else {
+            LibC.close(fd)
         }
-        LibC.close(fd)
         let onClose = self.onClose
         self.onClose = nil
         for completion in failed { completion(error) }

@@ -9,8 +9,13 @@ import Darwin
 import Testing
 @testable import WhiskerSockets
 
+extension IOBackend {
+    /// Both backends: the tests of connections and workers run on each.
+    static let allForTests: [IOBackend] = [.epoll, .dispatchSources]
+}
+
 /// A loopback TCP connection: the client's blocking descriptor and the server side as a `SocketConnection`.
-func connectedPair(clientReceiveBuffer: Int32? = nil, serverSendBuffer: Int32? = nil) async throws -> (Int32, QueueBound<SocketConnection>) {
+func connectedPair(backend: IOBackend = .default, clientReceiveBuffer: Int32? = nil, serverSendBuffer: Int32? = nil) async throws -> (Int32, QueueBound<SocketConnection>) {
     let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
     defer { listener.stop() }
     let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
@@ -23,7 +28,7 @@ func connectedPair(clientReceiveBuffer: Int32? = nil, serverSendBuffer: Int32? =
     var iterator = accepted.makeAsyncIterator()
     let socket = try #require(await iterator.next())
     if var size = serverSendBuffer { setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, 4) }
-    let connection = SocketConnection(socket: socket, worker: try IOWorker())
+    let connection = SocketConnection(socket: socket, worker: try IOWorker(backend: backend))
     return (client, QueueBound(connection, queue: connection.queue))
 }
 

@@ -6,8 +6,8 @@ import Testing
 /// were armed in, a cancelled one never fires and leaves the heap at once, and arming later than
 /// the armed deadline changes nothing until it fires and `isDue` re-arms.
 @Suite(.timeLimit(.minutes(1))) struct ConnectionTimerTests {
-    @Test func timers_FireInDeadlineOrder_AndCancelledOnesNever() async throws {
-        let worker = try IOWorker()
+    @Test(arguments: IOBackend.allForTests) func timers_FireInDeadlineOrder_AndCancelledOnesNever(backend: IOBackend) async throws {
+        let worker = try IOWorker(backend: backend)
         let fired = AsyncStream.makeStream(of: String.self)
         let bound = QueueBound(worker, queue: worker.queue)
         bound.run { worker in

@@ -12,8 +12,8 @@ import Testing
 /// `closeAfterFlush` shuts down the write side and reads until the peer closes, so that input the
 /// server never read does not turn the close into a reset that destroys the response.
 @Suite struct LingeringCloseTests {
-    @Test func peerThatCloses_EndsTheLinger_AndItsDeadlineIsForgotten() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func peerThatCloses_EndsTheLinger_AndItsDeadlineIsForgotten(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         let events = AsyncStream.makeStream(of: String.self)
         connection.run { connection in
@@ -30,8 +30,8 @@ import Testing
         #expect(await iterator.next() == "closed, deadline pending: false")
     }
 
-    @Test func peerThatNeverCloses_IsClosedAtTheDeadline() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func peerThatNeverCloses_IsClosedAtTheDeadline(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         let closed = AsyncStream.makeStream(of: Void.self)
         connection.run { connection in
@@ -44,10 +44,10 @@ import Testing
         #expect(readAll(client) == Array("bye".utf8))
     }
 
-    @Test func unreadInputFromThePeer_DoesNotResetAwayTheResponse() async throws {
+    @Test(arguments: IOBackend.allForTests) func unreadInputFromThePeer_DoesNotResetAwayTheResponse(backend: IOBackend) async throws {
         // The client's small receive buffer keeps most of the response in the server's send queue
         // after the write completed, which is what a reset would throw away.
-        let (client, connection) = try await connectedPair(clientReceiveBuffer: 16 * 1024, serverSendBuffer: 512 * 1024)
+        let (client, connection) = try await connectedPair(backend: backend, clientReceiveBuffer: 16 * 1024, serverSendBuffer: 512 * 1024)
         defer { close(client) }
         // The peer sent bytes the server never reads (a body it refused, say).
         let junk = [UInt8](repeating: 0x61, count: 10_000)
@@ -69,8 +69,8 @@ import Testing
 /// A peer that said it is done (`Connection: close`) and sent nothing more is closed without the
 /// linger: nothing unread means the close ends in a FIN, never a reset.
 @Suite struct CloseWithoutLingerTests {
-    @Test func nothingUnread_ClosesAtOnce_WithTheWholeResponse() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func nothingUnread_ClosesAtOnce_WithTheWholeResponse(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         let closed = AsyncStream.makeStream(of: Bool.self)
         connection.run { connection in
@@ -84,8 +84,8 @@ import Testing
         #expect(readAll(client) == Array("bye".utf8), "the response, then end of stream (no reset)")
     }
 
-    @Test func unreadInput_StillLingers_UntilThePeerCloses() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func unreadInput_StillLingers_UntilThePeerCloses(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         let junk = Array("more".utf8)
         #expect(junk.withUnsafeBytes { send(client, $0.baseAddress, $0.count, noSignalSendFlags) } == junk.count)

@@ -37,7 +37,7 @@ import Darwin
         #expect(v4.localAddress.port == v6.localAddress.port)
     }
 
-    @Test func acceptedSocket_CarriesThePeerAddress_AndEchoesThroughSocketConnection() async throws {
+    @Test(arguments: IOBackend.allForTests) func acceptedSocket_CarriesThePeerAddress_AndEchoesThroughSocketConnection(backend: IOBackend) async throws {
         let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
         defer { listener.stop() }
         let (client, socket) = try await connectAndAccept(listener)
@@ -45,7 +45,7 @@ import Darwin
         #expect(socket.peer.host == "127.0.0.1")
 
         // Echo one message through the connection's read and write paths, then close it.
-        let worker = try IOWorker()
+        let worker = try IOWorker(backend: backend)
         let connection = QueueBound(SocketConnection(socket: socket, worker: worker), queue: worker.queue)
         let closed = AsyncStream.makeStream(of: Void.self)
         connection.run { connection in
@@ -70,8 +70,8 @@ import Darwin
         #expect(await closedIterator.next() != nil, "the connection closes once the peer is gone")
     }
 
-    @Test func onAWorker_AcceptsOnItsQueue_AndStopLeavesItsEpollSet() async throws {
-        let worker = try IOWorker(label: "whisker.listener-test")
+    @Test(arguments: IOBackend.allForTests) func onAWorker_AcceptsOnItsQueue_AndStopLeavesItsEpollSet(backend: IOBackend) async throws {
+        let worker = try IOWorker(label: "whisker.listener-test", backend: backend)
         let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0), worker: worker)
         let (accepted, continuation) = AsyncStream.makeStream(of: String?.self)
         listener.start { socket in

@@ -45,8 +45,8 @@ import Testing
         await withCheckedContinuation { continuation in connection.run { continuation.resume(returning: $0.systemCalls) } }
     }
 
-    @Test func sixteenAnswersToOneRead_LeaveInOneSendmsg_EachCompletedAtOnce() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func sixteenAnswersToOneRead_LeaveInOneSendmsg_EachCompletedAtOnce(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         let completed = AsyncStream.makeStream(of: Int.self)
         serve(connection) { connection in
@@ -64,8 +64,8 @@ import Testing
         #expect(await counts(connection) == SystemCallCounts(reads: 1, writes: 1))
     }
 
-    @Test func writeOutsideATurn_LeavesAtOnce() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func writeOutsideATurn_LeavesAtOnce(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         connection.run { connection in
             connection.write(ArraySlice("one".utf8))
@@ -75,8 +75,8 @@ import Testing
         #expect(await counts(connection).writes == 2, "no turn to wait for: each flushing write is a sendmsg")
     }
 
-    @Test func aTurnPastItsBudget_FlushesThenAndThere_AndWaitsForTheKernel() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func aTurnPastItsBudget_FlushesThenAndThere_AndWaitsForTheKernel(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         let piece = [UInt8](repeating: 0x61, count: SocketConnection.turnBudget / 2 + 1)
         let inTurn = AsyncStream.makeStream(of: (firstCompleted: Bool, writes: Int).self)
@@ -95,8 +95,8 @@ import Testing
         #expect(receive(client, count: 2 * piece.count).count == 2 * piece.count)
     }
 
-    @Test func closeInATurn_StillSendsWhatTheTurnWrote() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func closeInATurn_StillSendsWhatTheTurnWrote(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         serve(connection) { connection in
             connection.write(ArraySlice("last words".utf8))
@@ -106,8 +106,8 @@ import Testing
         #expect(readAll(client) == Array("last words".utf8))
     }
 
-    @Test func sendmsgGathersUpToSixtyFourBuffers() async throws {
-        let (client, connection) = try await connectedPair()
+    @Test(arguments: IOBackend.allForTests) func sendmsgGathersUpToSixtyFourBuffers(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend)
         defer { close(client) }
         serve(connection) { connection in
             for _ in 0..<100 { connection.write(ArraySlice("x".utf8)) }

@@ -11,7 +11,7 @@ for variable in CAT_SERVICE_HOST CAT_SERVICE_PORT CAT_SERVICE_TLS_CERTIFICATE CA
     CAT_SERVICE_TRUSTED_PROXIES CAT_SERVICE_PROXY_PROTOCOL CAT_SERVICE_PROXY_PROTOCOL_SOCKETS CAT_SERVICE_PROXY_HEADER_TIMEOUT \
     CAT_SERVICE_FORWARDED_FIELDS CAT_SERVICE_HEALTH_CHECKS CAT_SERVICE_HEALTH_PORT CAT_SERVICE_DRAIN_DELAY \
     CAT_SERVICE_CORS_ORIGINS CAT_SERVICE_CORS_CREDENTIALS CAT_SERVICE_TLS_CLIENT_CA CAT_SERVICE_TLS_CLIENT_CERTIFICATE \
-    CAT_SERVICE_REQUEST_DECOMPRESSION; do
+    CAT_SERVICE_REQUEST_DECOMPRESSION CAT_SERVICE_IO_BACKEND; do
     check_contains "--help documents $variable" "$variable" "$help"
 done
 
@@ -27,6 +27,8 @@ bad_setting "an unreadable certificate from the environment stops the start" 'ca
     CAT_SERVICE_TLS_CERTIFICATE=/nonexistent.pem CAT_SERVICE_TLS_PRIVATE_KEY=/nonexistent-key.pem CAT_SERVICE_TLS_PORT=0 -- --port 0
 bad_setting "--max-connections 0 is refused, naming the flag" '--max-connections must be between 1 and 1000000, got 0' X=1 -- --max-connections 0
 bad_setting "--workers 0 is refused, naming the flag" '--workers must be between 1 and 256, got 0' X=1 -- --workers 0
+bad_setting "--io-backend kqueue is refused, naming the flag" '--io-backend must be epoll or dispatch, got "kqueue"' X=1 -- --io-backend kqueue
+bad_setting "CAT_SERVICE_IO_BACKEND=poll is refused, naming the variable" 'CAT_SERVICE_IO_BACKEND must be epoll or dispatch, got "poll"' CAT_SERVICE_IO_BACKEND=poll --
 bad_setting "CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 is refused" 'CAT_SERVICE_MAX_REQUEST_BODY_SIZE must be a whole number at least 0, got "-1"' CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 --
 bad_setting "CAT_SERVICE_IDLE_TIMEOUT=soon is refused" 'CAT_SERVICE_IDLE_TIMEOUT must be a number of seconds above 0 and at most 86400, got "soon"' CAT_SERVICE_IDLE_TIMEOUT=soon --
 bad_setting "--shutdown-grace-period 0 is refused" '--shutdown-grace-period must be a number of seconds above 0 and at most 86400, got 0.0' X=1 -- --shutdown-grace-period 0
@@ -35,6 +37,14 @@ bad_setting "--trusted-proxy with host bits past the prefix is refused" '--trust
 bad_setting "CAT_SERVICE_TRUSTED_PROXIES=cats is refused" 'CAT_SERVICE_TRUSTED_PROXIES: invalid address range "cats": not a numeric IPv4 or IPv6 address' CAT_SERVICE_TRUSTED_PROXIES=cats --
 bad_setting "CAT_SERVICE_PROXY_PROTOCOL=ftp is refused" 'CAT_SERVICE_PROXY_PROTOCOL must be http, https or http,https, got "ftp"' CAT_SERVICE_TRUSTED_PROXIES=127.0.0.1 CAT_SERVICE_PROXY_PROTOCOL=ftp --
 bad_setting "--drain-delay with --no-health-checks is refused" '--health-port and --drain-delay need the health checks' X=1 -- --no-health-checks --drain-delay 1
+
+echo "I/O backends"
+for backend in epoll dispatch; do
+    start_server --io-backend "$backend"
+    request "$BASE/api/emoji?count=2"
+    check_eq "--io-backend $backend: serves" 200 "$STATUS"
+    stop_server
+done
 
 echo "Limits and timeouts"
 CAT_SERVICE_MAX_HEADER_BYTES=2048 start_server --idle-timeout 0.5

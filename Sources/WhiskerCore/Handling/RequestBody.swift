@@ -1,5 +1,4 @@
 import HTTPTypes
-import Synchronization
 
 /// A request body that streams from the socket as it is read, with backpressure.
 ///

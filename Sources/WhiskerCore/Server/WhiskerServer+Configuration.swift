@@ -59,6 +59,11 @@ extension WhiskerServer {
         /// A handler that blocks its thread instead of suspending stalls its worker's other
         /// connections (see `IOWorker`).
         public var workers: Int = IOWorkerGroup.defaultCount
+        /// How the workers learn that a connection is ready: an epoll set each (the default on
+        /// Linux) or a Dispatch read and write source per connection; see `IOBackend` for what
+        /// each costs. `IOBackend.default` is the platform's choice unless `WHISKER_IO_BACKEND`
+        /// (`epoll` or `dispatch`) says otherwise, which is how a test suite runs on the other one.
+        public var ioBackend: IOBackend = .default
         /// Where the server logs rejected requests, handler errors and its lifecycle.
         public var logger: Logger
         /// Request ids: with this on, a request without a usable `X-Request-ID` gets a random one,

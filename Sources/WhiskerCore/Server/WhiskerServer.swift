@@ -1,13 +1,13 @@
 // What HTTP means (responses, bodies, rejections, the parser) lives in WhiskerHTTP, under the core;
 // `import WhiskerCore` brings it along.
 @_exported public import WhiskerHTTP
-import Dispatch
 public import HTTPTypes
 import Logging
 import Synchronization
 @_exported public import struct WhiskerSockets.SocketAddress
 @_exported public import struct WhiskerSockets.SystemdNotifier
 @_exported public import class WhiskerSockets.IOWorkerGroup
+@_exported public import enum WhiskerSockets.IOBackend
 public import WhiskerSockets
 
 /// An HTTP/1.1 server on BSD sockets and libdispatch.
@@ -85,7 +85,7 @@ public actor WhiskerServer {
         let readiness = Readiness()
         var listeners: [WhiskerSockets.Listener] = []
         do {
-            let workers = try IOWorkerGroup(count: configuration.workers)
+            let workers = try IOWorkerGroup(count: configuration.workers, backend: configuration.ioBackend)
             let (router, largestBodyLimit) = routes.freeze(serverDefault: configuration.limits.maxRequestBodySize)
             let context = ServerContext(router: router, configuration: configuration, readiness: readiness, largestBodyLimit: largestBodyLimit)
             registry = ConnectionRegistry(context: context, workers: workers)

@@ -1,28 +1,12 @@
 #if os(Linux)
-// Linux only: epoll(7). On Darwin the I/O workers use the Dispatch-source backend instead (see
-// DefaultBackend.swift in this folder).
+// Linux only: epoll(7). On Darwin the I/O workers use the Dispatch-source backend instead
+// (`IOBackend.platformDefault`), and `IOBackend.epoll` is refused when a worker is made.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
 private import CWhiskerSystem
-
-/// What a registered descriptor wants to hear about.
-struct IOInterest: OptionSet, Sendable {
-    let rawValue: UInt8
-    static let read = IOInterest(rawValue: 1)
-    static let write = IOInterest(rawValue: 2)
-}
-
-/// The readiness of one descriptor, as one poll reported it.
-struct IOReadiness: Sendable {
-    let fd: Int32
-    let isReadable: Bool
-    let isWritable: Bool
-    /// An error or a hang-up (reported whatever the interest, even none).
-    let isFailed: Bool
-}
 
 /// The readiness mechanism of an ``IOWorker``: one epoll set, level-triggered, each registration
 /// keyed by its descriptor. This is the seam a kqueue sibling (for macOS development) would
@@ -90,5 +74,23 @@ final class EpollSelector {
         }
         return Int(count)
     }
+}
+#else
+#if canImport(Darwin)
+import Darwin
+#endif
+
+/// No epoll here: a worker asked for ``IOBackend/epoll`` throws `ENOSYS` when it is made (the
+/// platform's default, ``IOBackend/dispatchSources``, needs no selector of this kind). The members
+/// are the Linux selector's, so that the worker reads the same on every platform.
+final class EpollSelector {
+    let fd: Int32 = -1
+    var capacity: Int { 0 }
+    init() throws(SocketError) { throw SocketError(call: "epoll_create1", code: ENOSYS) }
+    func add(_ descriptor: Int32, interest: IOInterest) throws(SocketError) {}
+    func modify(_ descriptor: Int32, interest: IOInterest) throws(SocketError) {}
+    func remove(_ descriptor: Int32) {}
+    @discardableResult
+    func poll(_ body: (IOReadiness) -> Void) -> Int { 0 }
 }
 #endif

@@ -198,6 +198,9 @@ struct CatServiceCommand: AsyncParsableCommand {
     @Option(name: .customLong("workers"), help: "How many I/O workers (event loops) serve the connections. (default: one per processor this process may use; env: CAT_SERVICE_WORKERS)")
     var workers: Int?
 
+    @Option(name: .customLong("io-backend"), help: ArgumentHelp("How the workers learn that a connection is ready: epoll (an epoll set each) or dispatch (a Dispatch read and write source per connection). (default: epoll, or what WHISKER_IO_BACKEND says; env: CAT_SERVICE_IO_BACKEND)", valueName: "backend"))
+    var ioBackend: String?
+
     @Option(name: .customLong("max-connections"), help: "The most simultaneous connections; the next one gets 503. (default: 10000; env: CAT_SERVICE_MAX_CONNECTIONS)")
     var maxConnections: Int?
 
@@ -365,6 +368,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         configuration.metrics = metrics?.factory
         configuration.limits = settings.limits
         configuration.workers = settings.workers
+        configuration.ioBackend = settings.ioBackend
         configuration.timeouts = settings.timeouts
         // Read (and unset) LISTEN_* here, once: the server adopts the sockets when it runs.
         if let activation = try SystemdSocketActivation.fromEnvironment() {

@@ -37,6 +37,8 @@ struct Settings {
     var policies = CatServiceOperations.Policies()
     var logLevel: Logger.Level
     var workers = IOWorkerGroup.defaultCount
+    /// How the workers learn of readiness: epoll sets, or a Dispatch source per connection.
+    var ioBackend = IOBackend.default
     var limits = WhiskerServer.Limits()
     var timeouts = WhiskerServer.Timeouts()
     var reverseProxies: WhiskerServer.ReverseProxies?
@@ -90,6 +92,12 @@ struct Settings {
             logLevel = .info
         }
         workers = try Self.number(command.workers, flag: "--workers", key: "workers", in: sources, range: 1...256) ?? workers
+        if let text = try command.ioBackend ?? sources.choice("ioBackend", from: ["epoll", "dispatch"]) {
+            guard let backend = IOBackend(name: text) else {
+                throw ValidationError("--io-backend must be epoll or dispatch, got \"\(text)\"")
+            }
+            ioBackend = backend
+        }
         limits.maxConnections = try Self.number(command.maxConnections, flag: "--max-connections", key: "limits.maxConnections", in: sources, range: 1...1_000_000) ?? limits.maxConnections
         limits.maxHeaderBytes = try Self.number(command.maxHeaderBytes, flag: "--max-header-bytes", key: "limits.maxHeaderBytes", in: sources, range: 1024...(16 << 20)) ?? limits.maxHeaderBytes
         if let size = try Self.number(command.maxRequestBodySize, flag: "--max-request-body-size", key: "limits.maxRequestBodySize", in: sources, range: 0...Int.max) {

@@ -20,7 +20,7 @@ enum SettingsSources {
         "tls.port": "CAT_SERVICE_TLS_PORT", "tls.clientCA": "CAT_SERVICE_TLS_CLIENT_CA",
         "tls.clientCertificate": "CAT_SERVICE_TLS_CLIENT_CERTIFICATE",
         "http2.enabled": "CAT_SERVICE_HTTP2", "http2.cleartextOnly": "CAT_SERVICE_H2C_ONLY",
-        "workers": "CAT_SERVICE_WORKERS", "requestIDs": "CAT_SERVICE_REQUEST_IDS",
+        "workers": "CAT_SERVICE_WORKERS", "ioBackend": "CAT_SERVICE_IO_BACKEND", "requestIDs": "CAT_SERVICE_REQUEST_IDS",
         "limits.maxConnections": "CAT_SERVICE_MAX_CONNECTIONS", "limits.maxHeaderBytes": "CAT_SERVICE_MAX_HEADER_BYTES",
         "limits.maxRequestBodySize": "CAT_SERVICE_MAX_REQUEST_BODY_SIZE",
         "limits.minRequestBodyRate": "CAT_SERVICE_MIN_REQUEST_BODY_RATE", "limits.minResponseRate": "CAT_SERVICE_MIN_RESPONSE_RATE",

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How an ``IOWorker`` learns that its descriptors are ready.
+///
+/// Both backends serve the same connections the same way (a serial queue per worker, readiness
+/// delivered on it, level-triggered: a reader may leave bytes for later); they differ in what
+/// wakes the queue and what an event costs:
+///
+/// - ``epoll``: one epoll set per worker, woken by a single Dispatch read source on the epoll
+///   descriptor; one wake-up handles every descriptor that became ready meanwhile (up to 64 at a
+///   time), and a keep-alive request changes no registration. The default on Linux.
+/// - ``dispatchSources``: one `DispatchSourceRead` and one `DispatchSourceWrite` per descriptor,
+///   on the worker's queue, resumed and suspended as the interest changes: the model libdispatch
+///   implements natively with kqueue on Darwin. On Linux each event costs a wake-up of
+///   libdispatch's manager thread and a queue hop per connection, so it is slower there (see the
+///   Performance article for figures); it is the portable path, and a check of the epoll path.
+///
+/// Choose one per worker (``IOWorker/init(label:backend:)``, ``IOWorkerGroup/init(count:backend:)``)
+/// or for a whole server (`WhiskerServer.Configuration.ioBackend`). ``default`` is the platform's
+/// choice unless the environment variable `WHISKER_IO_BACKEND` says otherwise: the hook that runs a
+/// whole test suite (`make test-dispatch`) or a deployed binary on the other backend unchanged.
+public enum IOBackend: Sendable, Hashable, CustomStringConvertible {
+    /// One epoll set per worker. Linux only: on other systems a worker made with it throws.
+    case epoll
+    /// A Dispatch read and write source per descriptor.
+    case dispatchSources
+
+    /// The platform's choice: ``epoll`` on Linux, ``dispatchSources`` elsewhere (Darwin, where
+    /// libdispatch watches descriptors with kqueue).
+    public static let platformDefault: IOBackend = {
+        #if os(Linux)
+        .epoll
+        #else
+        .dispatchSources
+        #endif
+    }()
+
+    /// ``platformDefault``, unless `WHISKER_IO_BACKEND` is set to `epoll` or `dispatch`; read
+    /// once, the first time it is asked. Any other value stops the process with a message that
+    /// names the variable and the values it takes: a test run or a deployment that asked for a
+    /// backend never silently gets the other one.
+    public static let `default`: IOBackend = {
+        guard let value = getenv("WHISKER_IO_BACKEND").map({ String(cString: $0) }), !value.isEmpty else {
+            return platformDefault
+        }
+        guard let backend = IOBackend(name: value) else {
+            fatalError("WHISKER_IO_BACKEND=\(value) is not an I/O backend: use epoll or dispatch")
+        }
+        return backend
+    }()
+
+    /// The backend a name stands for: `epoll`, or `dispatch` (also `dispatchSources`); `nil` for
+    /// anything else. What `WHISKER_IO_BACKEND` and an application's own setting (a command-line
+    /// flag, a configuration key) take.
+    public init?(name: String) {
+        switch name {
+        case "epoll": self = .epoll
+        case "dispatch", "dispatchSources": self = .dispatchSources
+        default: return nil
+        }
+    }
+
+    /// `epoll` or `dispatch`, the name ``init(name:)`` takes.
+    public var description: String {
+        switch self {
+        case .epoll: "epoll"
+        case .dispatchSources: "dispatch"
+        }
+    }
+}
