@@ -58,7 +58,7 @@ import Testing
         var next = await iterator.next()
         while next == "writable" { next = await iterator.next() }
         #expect(next == "marker")
-        queue.sync { events.continuation.yield("quiet") }
+        queue.sync { _ = events.continuation.yield("quiet") }
         #expect(await iterator.next() == "quiet", "a suspended write source does not spin")
 
         let closed = AsyncStream.makeStream(of: Void.self)
