@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 public import Dispatch
 import Synchronization
 
@@ -146,7 +141,7 @@ public final class IOWorker: @unchecked Sendable {
         }
         selector.remove(fd)
         handlers[fd] = nil
-        close(fd)
+        _ = LibC.close(fd)
         onClosed?()
     }
 
