@@ -116,11 +116,12 @@ test-layers:
 	Scripts/check-layers.sh "$$($(HTTP1_ONLY_BUILD) --show-bin-path)/HTTP1OnlyExample"
 	Scripts/http1-only.sh "$$($(HTTP1_ONLY_BUILD) --show-bin-path)/HTTP1OnlyExample"
 
-# The streaming tests bound the process's resident memory, which every test in the process
-# shares: they run in a process of their own, after the rest.
+# The memory suites bound the process's resident memory or heap, which every test in the process
+# shares: they run in a process of their own, after the rest, one test at a time.
+MEMORY_SUITES := StreamingTests|DeadlineMemoryTests
 test-lib:
-	$(SWIFT) test --skip StreamingTests
-	$(SWIFT) test --skip-build --filter StreamingTests
+	$(SWIFT) test --skip '$(MEMORY_SUITES)'
+	$(SWIFT) test --skip-build --no-parallel --filter '$(MEMORY_SUITES)'
 
 # test-budget: allocations per request, counted by package-benchmark's malloc interposer in a
 # nested package (Benchmarks/Allocations, README.md there), for HTTP/1.1 keep-alive, h2c and the

@@ -72,13 +72,7 @@ struct AppliedPolicy: Sendable {
         guard case .stream(let length, let write) = response.body.storage else { return response }
         var ended = response
         ended.body = ResponseBody(length: length) { [operation, deadline] writer in
-            let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask { try await write(writer); return true }
-                group.addTask { try await Task.sleep(until: end, clock: .continuous); return false }
-                defer { group.cancelAll() }
-                return try await group.next() ?? true
-            }
-            guard !completed else { return }
+            guard try await withDeadline(end, awaitingCancelledWork: true, { try await write(writer) }) == nil else { return }
             logger.warning("deadline passed", metadata: [
                 "operation": "\(operation)", "deadline": "\((deadline ?? .zero).inSeconds)", "during": "the response body", "ended": length == nil ? "cleanly" : "cut off",
             ])

@@ -1,21 +1,30 @@
+import Dispatch
 import Synchronization
 
 /// Runs `operation` in a task of its own and returns its result, or `nil` as soon as `deadline`
-/// passes first: then that task is cancelled and left to end when it notices (its result, if it
-/// ever has one, is dropped). The caller is answered at the deadline even by a handler that never
-/// looks at cancellation (a blocking call, a loop). Cancelling the caller cancels the operation.
+/// passes first: then that task is cancelled and, unless `awaitingCancelledWork`, left to end when
+/// it notices (its result, if it ever has one, is dropped). The caller is answered at the deadline
+/// even by a handler that never looks at cancellation (a blocking call, a loop). Cancelling the
+/// caller cancels the operation.
+///
+/// A deadline is usually beaten, and then it costs nothing more: its timer is a ``DeadlineTimer``,
+/// freed when the work ends. (A task sleeping until the deadline, cancelled, kept ~1.4 KB until
+/// the instant passed: with a 600 s deadline, 9,766 requests a second held 13 MB more each second.)
 ///
 /// The operation's task inherits the caller's task-local values (``RequestContext/current``).
+///
+/// - Parameters:
+///   - deadline: When the caller is answered `nil` if the operation has not ended.
+///   - awaitingCancelledWork: Whether to wait, after the deadline or the caller's cancellation,
+///     until the cancelled operation has ended: for work that must not outlive the call (one
+///     that writes a response body).
+///   - operation: The work.
 func withDeadline<T: Sendable>(
-    _ deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> T
+    _ deadline: ContinuousClock.Instant, awaitingCancelledWork: Bool = false, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T? {
     let race = DeadlineRace<T>()
     let work = Task { race.finish(await Result<T?, any Error> { try await operation() }) }
-    let timer = Task {
-        // Cancelled: the work finished first, and nothing is left to do.
-        guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-        race.finish(.success(nil))
-    }
+    let timer = DeadlineTimer(at: deadline) { race.finish(.success(nil)) }
     let result = await withTaskCancellationHandler {
         await withCheckedContinuation { continuation in race.wait(continuation) }
     } onCancel: {
@@ -23,8 +32,36 @@ func withDeadline<T: Sendable>(
     }
     timer.cancel()
     // Not the work's own result: the deadline passed, or the caller was cancelled.
-    if case .success(.some) = result {} else { work.cancel() }
+    if case .success(.some) = result {} else {
+        work.cancel()
+        if awaitingCancelledWork { await work.value }
+    }
     return try result.get()
+}
+
+/// A one-shot Dispatch timer that calls its handler on a global queue at a deadline, unless it is
+/// cancelled first. Cancelling frees it at once (a Dispatch source is released when cancelled, not
+/// when it fires), so a timer that is almost always beaten costs nothing once it is.
+///
+/// `@unchecked Sendable`: it only holds a Dispatch source, whose `cancel` any thread may call.
+final class DeadlineTimer: @unchecked Sendable {
+    private let source: any DispatchSourceTimer
+
+    /// A started timer that calls `handler` at `deadline` (at once if it has passed).
+    init(at deadline: ContinuousClock.Instant, handler: @escaping @Sendable () -> Void) {
+        source = DispatchSource.makeTimerSource(queue: .global())
+        // In seconds, at most a year ahead (a Double past Int64's nanoseconds would trap).
+        let seconds = min(max(ContinuousClock.now.duration(to: deadline) / .seconds(1), 0), 31_536_000)
+        source.schedule(deadline: .now() + seconds, leeway: .milliseconds(10))
+        source.setEventHandler(handler: handler)
+        source.activate()
+    }
+
+    /// Stops the timer, if it has not fired, and frees it. Call it once the timer is not needed,
+    /// fired or not.
+    func cancel() {
+        source.cancel()
+    }
 }
 
 /// Whichever of the work, the timer and the caller's cancellation comes first, once.
