@@ -118,7 +118,7 @@ test-layers:
 
 # The memory suites bound the process's resident memory or heap, which every test in the process
 # shares: they run in a process of their own, after the rest, one test at a time.
-MEMORY_SUITES := StreamingTests|DeadlineMemoryTests
+MEMORY_SUITES := StreamingTests|DeadlineMemoryTests|FreedMemoryReleaseTests
 test-lib:
 	$(SWIFT) test --skip '$(MEMORY_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(MEMORY_SUITES)'
