@@ -130,11 +130,12 @@ public struct WhiskerTransport: ServerTransport {
             logger: server.configuration.logger
         )
         let limit = policy?.maxRequestBodySize ?? requestBodyLimits[key] ?? .serverDefault
+        let rate = policy?.minRequestBodyRate ?? .serverDefault
         // Without a policy, straight to the checks and the handler: no frame more per request.
         if operation.policy == nil {
-            try server.register(method: method, path: path, maxRequestBodySize: limit) { request in try await operation.handle(request) }
+            try server.register(method: method, path: path, maxRequestBodySize: limit, minRequestBodyRate: rate) { request in try await operation.handle(request) }
         } else {
-            try server.register(method: method, path: path, maxRequestBodySize: limit) { request in try await operation.respond(to: request) }
+            try server.register(method: method, path: path, maxRequestBodySize: limit, minRequestBodyRate: rate) { request in try await operation.respond(to: request) }
         }
     }
 

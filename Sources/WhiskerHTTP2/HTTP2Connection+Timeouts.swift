@@ -64,7 +64,7 @@ extension HTTP2Connection {
         var next = now.adding(streamCheckInterval)
         for (id, stream) in streams {
             let (expired, due) = stream.state.check(
-                now: now, timeouts: configuration.timeouts, minBodyRate: configuration.limits.minRequestBodyRate,
+                now: now, timeouts: configuration.timeouts, minBodyRate: stream.minBodyRate,
                 framedBodyBytes: session.framedBodyBytes(waitingOn: id))
             if let due { next = min(next, due) }
             switch expired {
@@ -73,7 +73,7 @@ extension HTTP2Connection {
             case .bodyStalled:
                 reject(HTTPRejection(.requestTimeout, "request body stalled for \(configuration.timeouts.requestBody)"), id: id, stream: stream)
             case .bodyTooSlow:
-                reject(HTTPRejection(.requestTimeout, "request body slower than \(configuration.limits.minRequestBodyRate.map(\.description) ?? "the minimum rate")"), id: id, stream: stream)
+                reject(HTTPRejection(.requestTimeout, "request body slower than \(stream.minBodyRate.map(\.description) ?? "the minimum rate")"), id: id, stream: stream)
             case .drainStalled:
                 stopRequest(id, stream)
             case .windowClosed:

@@ -55,9 +55,12 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         var hasPendingChunk = false
         /// A streamed body's bytes against its `Content-Length`.
         var streamed = StreamedBodyCount(declared: nil)
+        /// The slowest the request body may arrive: its route's, else the server's.
+        var minBodyRate: MinimumDataRate?
 
-        init(requestComplete: Bool, now: DispatchTime) {
+        init(requestComplete: Bool, now: DispatchTime, minBodyRate: MinimumDataRate?) {
             state = HTTP2StreamState(requestComplete: requestComplete, now: now)
+            self.minBodyRate = minBodyRate
         }
 
         /// The handler no longer reads the body: its read ends with `error`, made only if there is
@@ -207,7 +210,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     /// Registers a new stream (the connection is no longer idle, and open streams are watched).
     private func open(_ id: Int32, isRequestComplete: Bool = false) -> HTTP2Stream {
-        let stream = HTTP2Stream(requestComplete: isRequestComplete, now: .now())
+        let stream = HTTP2Stream(requestComplete: isRequestComplete, now: .now(), minBodyRate: context.configuration.limits.minRequestBodyRate)
         streams[id] = stream
         state.streamOpened(now: .now(), checkInterval: streamCheckInterval)
         return stream
@@ -231,8 +234,9 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         let connection = bound
         let origin = self.connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
         let declaredLength = head.headerFields[.contentLength].flatMap { Int64($0) }
-        let outcome = context.dispatch(head, origin: origin, declaredLength: declaredLength, body: {
+        let outcome = context.dispatch(head, origin: origin, declaredLength: declaredLength, body: { minRate in
             guard !endStream else { return nil }
+            stream.minBodyRate = minRate
             let channel = RequestBodyChannel(highWatermark: Int.max, onDemand: {}, onConsume: { count in
                 connection.run { $0.consumed(count, streamID: id) }
             }, onReject: { rejection in

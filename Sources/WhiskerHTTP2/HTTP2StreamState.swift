@@ -215,7 +215,8 @@ package struct HTTP2StreamState {
             let stalled = bodyActivityAt.adding(timeouts.requestBody)
             if stalled <= now { return (.bodyStalled, nil) }
             consider(stalled)
-            if let minBodyRate, let slow = bodyRate.deadline(minBodyRate) {
+            // Not while the response streams: the handler reads at its own pace (bidirectional).
+            if let minBodyRate, response != .started, let slow = bodyRate.deadline(minBodyRate) {
                 if slow <= now { return (.bodyTooSlow, nil) }
                 consider(slow)
             }

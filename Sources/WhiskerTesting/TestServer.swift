@@ -77,3 +77,16 @@ public func registerClientRoute(on server: WhiskerServer) throws(RouteError) {
         return Response(status: .ok, body: .init(string: "\(context.client) | \(context.scheme) | \(context.peer.host) | \(header)"))
     }
 }
+
+/// Registers `POST /chat`, a bidirectional stream: its response (of unknown length) starts at
+/// once and echoes each chunk of the request body as it arrives, until the body ends. The shape
+/// of swift-openapi-generator's bidirectional-event-streams example, for the tests that a guard on
+/// slow request bodies must let it through.
+package func registerChat(on server: WhiskerServer) throws(RouteError) {
+    try server.register(method: .post, path: "/chat") { request in
+        Response(status: .ok, headerFields: [.contentType: "application/jsonl"], body: .init(length: nil) { writer in
+            guard let body = request.body else { return }
+            for try await chunk in body { try await writer.write(chunk) }
+        })
+    }
+}

@@ -14,7 +14,7 @@ struct AppliedPolicy: Sendable {
     let deprecation: HTTPFields?
 
     /// The policy of `operation`, or `nil` when there is nothing to apply: no policy, or one
-    /// with only a body limit (which the route applies), and no `deprecated` in the document.
+    /// with only a body limit or rate (which the route applies), and no `deprecated` in the document.
     init?(_ policy: OperationPolicy?, operation: String, deprecated: Bool) {
         let policy = policy ?? OperationPolicy()
         guard policy.deadline != nil || policy.rateLimit != nil || policy.deprecates || deprecated else { return nil }

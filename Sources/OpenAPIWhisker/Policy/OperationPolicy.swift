@@ -28,6 +28,10 @@ public struct OperationPolicy: Sendable {
     public var rateLimit: RateLimit?
     /// The request body limit, in place of the server's `maxRequestBodySize`.
     public var maxRequestBodySize: RequestBodyLimit?
+    /// The slowest the request body may arrive, in place of the server's `minRequestBodyRate`:
+    /// `.none` for an operation whose client sends at its own pace while it reads the answer
+    /// (a bidirectional stream), though the rate never counts while a response streams anyway.
+    public var minRequestBodyRate: RequestBodyRate?
     /// When the operation was (or will be) deprecated, sent as `Deprecation` (RFC 9745). An
     /// operation the document marks `deprecated: true` sends it without one too, as `@0`
     /// ("deprecated, since a date not given"); setting one also deprecates an operation the
@@ -41,13 +45,15 @@ public struct OperationPolicy: Sendable {
     /// A policy; every part is optional.
     public init(
         deadline: Duration? = nil, deadlineStatus: HTTPResponse.Status = .serviceUnavailable, rateLimit: RateLimit? = nil,
-        maxRequestBodySize: RequestBodyLimit? = nil, deprecatedSince: Date? = nil, sunset: Date? = nil, deprecationLink: String? = nil
+        maxRequestBodySize: RequestBodyLimit? = nil, minRequestBodyRate: RequestBodyRate? = nil,
+        deprecatedSince: Date? = nil, sunset: Date? = nil, deprecationLink: String? = nil
     ) {
         precondition(deadline.map { $0 > .zero } ?? true, "a deadline must be longer than zero")
         self.deadline = deadline
         self.deadlineStatus = deadlineStatus
         self.rateLimit = rateLimit
         self.maxRequestBodySize = maxRequestBodySize
+        self.minRequestBodyRate = minRequestBodyRate
         self.deprecatedSince = deprecatedSince
         self.sunset = sunset
         self.deprecationLink = deprecationLink

@@ -5,9 +5,11 @@ import Logging
 extension HTTP1Connection {
     /// The deadline that applies in the current state, if any (see ``HTTP1ConnectionState/deadline(_:isHandshaking:writeBlockedSince:)``).
     private func currentDeadline() -> (HTTP1ConnectionState.Deadline, DispatchTime)? {
-        state.deadline(
+        var limits = context.configuration.limits
+        if let exchange { limits.minRequestBodyRate = exchange.minBodyRate }
+        return state.deadline(
             context.configuration.timeouts, isHandshaking: socket.isHandshaking, writeBlockedSince: socket.writeBlockedSince,
-            writeBacklog: socket.writeBacklog, limits: context.configuration.limits)
+            writeBacklog: socket.writeBacklog, limits: limits)
     }
 
     func updateTimer() {
@@ -29,7 +31,7 @@ extension HTTP1Connection {
         case .requestBody:
             requestBodyTooSlow("request body stalled for \(context.configuration.timeouts.requestBody)")
         case .slowRequestBody:
-            requestBodyTooSlow("request body slower than \(context.configuration.limits.minRequestBodyRate.map(\.description) ?? "the minimum rate")")
+            requestBodyTooSlow("request body slower than \(exchange?.minBodyRate.map(\.description) ?? "the minimum rate")")
         case .write:
             logger.info("response write stalled; resetting the connection", metadata: metadata)
             exchange?.task?.cancel()

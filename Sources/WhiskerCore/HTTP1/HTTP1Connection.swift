@@ -193,13 +193,14 @@ final class HTTP1Connection: ConnectionHandler {
 
     private func startExchange(_ head: RequestHead) {
         let id = state.headReceived(keepAlive: head.keepAlive, expectsContinue: head.expectsContinue, framing: head.framing)
-        let exchange = HTTP1Exchange(id: id, head: head)
+        let exchange = HTTP1Exchange(id: id, head: head, minBodyRate: context.configuration.limits.minRequestBodyRate)
         self.exchange = exchange
         let bound = self.bound
         let origin = connection.requestOrigin(httpVersion: head.isHTTP11 ? .http1_1 : .http1_0, tls: tlsDetails, executor: executor)
         let declaredLength: Int64? = if case .length(let length) = head.framing { length } else { nil }
-        let outcome = context.dispatch(head.request, origin: origin, declaredLength: declaredLength, body: {
+        let outcome = context.dispatch(head.request, origin: origin, declaredLength: declaredLength, body: { minRate in
             guard head.framing != .none else { return nil }
+            exchange.minBodyRate = minRate
             let channel = RequestBodyChannel(highWatermark: context.configuration.limits.requestBodyBufferSize, onDemand: {
                 bound.run { $0.bodyDemanded(exchangeID: id) }
             }, onReject: { rejection in

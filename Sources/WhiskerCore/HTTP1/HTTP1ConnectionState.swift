@@ -143,10 +143,13 @@ struct HTTP1ConnectionState {
         return !exchange.isBodyComplete && !exchange.isBodyPaused && !(exchange.expectsContinue && !exchange.isContinueSent)
     }
 
-    /// Times the body's arrival only while the connection waits for it. The clock is read
-    /// (`now`, else the time now) only when that changes, not for every request or read.
+    /// Times the body's arrival only while the connection waits for it and nothing else moves:
+    /// not while a response is under way, as when a handler streams its answer to a request it
+    /// reads at its own pace (a bidirectional stream), where only the stall timeout applies. The
+    /// clock is read (`now`, else the time now) only when that changes, not for every request or read.
     private mutating func updateBodyRate(now: DispatchTime?) {
-        let isWaiting = isWaitingForBody
+        let isResponding = exchange.map { $0.isResponseStarted && !$0.isResponseComplete } ?? false
+        let isWaiting = isWaitingForBody && !isResponding
         guard isWaiting != bodyRate.isRunning else { return }
         if isWaiting { bodyRate.start(now: now ?? .now()) } else { bodyRate.pause(now: now ?? .now()) }
     }
@@ -213,10 +216,11 @@ struct HTTP1ConnectionState {
     /// it. Not when the request or a shutdown says close; nor when the client still waits for
     /// `100 Continue` (it may or may not send the body: only closing is safe); nor when more body
     /// than the drain allowance is still to come.
-    mutating func responseStarting(id: UInt64) -> Bool {
+    mutating func responseStarting(id: UInt64, now: DispatchTime? = nil) -> Bool {
         guard var current = exchange, current.id == id else { return false }
         current.isResponseStarted = true
         exchange = current
+        updateBodyRate(now: now)
         guard current.requestKeepsAlive, !isShuttingDown else { return false }
         if current.isBodyComplete { return true }
         if current.expectsContinue && !current.isContinueSent { return false }

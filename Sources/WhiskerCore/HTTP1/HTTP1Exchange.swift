@@ -19,10 +19,13 @@ final class HTTP1Exchange {
     var framing: ResponseFraming?
     /// A streamed body's bytes against its `Content-Length`.
     var streamed = StreamedBodyCount(declared: nil)
+    /// The slowest the request body may arrive: its route's, else the server's.
+    var minBodyRate: MinimumDataRate?
 
-    init(id: UInt64, head: RequestHead) {
+    init(id: UInt64, head: RequestHead, minBodyRate: MinimumDataRate?) {
         self.id = id
         self.head = head
+        self.minBodyRate = minBodyRate
     }
 
     var isHEAD: Bool { head.request.method == .head }

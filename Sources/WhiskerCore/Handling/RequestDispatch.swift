@@ -47,9 +47,10 @@ extension ServerContext {
     /// its query) is matched; a health check, a preflight and a miss (404, 405) are answered
     /// through ``answer(_:to:origin:write:)`` and `writeLocal`; a body declared larger than the
     /// limit is refused before the handler starts; else the handler starts on `origin`'s executor
-    /// with the body `body` makes (`nil`: the request has none), and writes its response to `target`.
+    /// with the body `body` makes (`nil`: the request has none), given the minimum rate of the
+    /// route's request body (`nil`: none), and writes its response to `target`.
     package func dispatch(
-        _ head: HTTPRequest, origin: RequestOrigin, declaredLength: Int64?, body: () -> RequestBodyChannel?,
+        _ head: HTTPRequest, origin: RequestOrigin, declaredLength: Int64?, body: (_ minRate: MinimumDataRate?) -> RequestBodyChannel?,
         target: any ResponseTarget, writeLocal: (Response) -> Void
     ) -> DispatchOutcome {
         let path = head.path ?? "/"
@@ -75,7 +76,7 @@ extension ServerContext {
             }
             var head = head
             var decoding: RequestBody.Decoding?
-            let channel = body()
+            let channel = body(route.minBodyRate)
             if channel != nil, let requestDecoding = configuration.requestDecoding, let coding = head.headerFields[.contentEncoding] {
                 switch Self.decoding(coding, by: requestDecoding) {
                 case .identity: break

@@ -9,7 +9,7 @@ package import Dispatch
 ///
 ///     configuration.limits.minRequestBodyRate = MinimumDataRate(bytesPerSecond: 1024, gracePeriod: .seconds(10))
 ///     configuration.limits.minResponseRate = nil   // no minimum: only the write timeout
-public struct MinimumDataRate: Sendable, Equatable, CustomStringConvertible {
+public struct MinimumDataRate: Sendable, Hashable, CustomStringConvertible {
     /// The average the transfer must keep past the grace period.
     public var bytesPerSecond: Double
     /// How long a transfer may take before its average counts (a slow start, TCP's own).

@@ -212,9 +212,12 @@ extension WhiskerServer {
         public var requestBodyBufferSize: Int = 256 * 1024
         /// The most simultaneous connections; the next one gets 503 and is closed.
         public var maxConnections: Int = 10_000
-        /// The slowest a client may send a request body, counted while a handler waits for it:
+        /// The slowest a client may send a request body, counted while a handler waits for it and
+        /// nothing else moves (with `Expect: 100-continue`, from the `100`; not while a response
+        /// streams to a request its handler reads at the client's pace, a bidirectional stream):
         /// slower, it gets 408 (or, once the response started, a close; over HTTP/2, a reset of
-        /// the stream). `nil`: only ``Timeouts/requestBody``, which a trickle defeats.
+        /// the stream). A route can have its own (``RequestBodyRate``). `nil`: only
+        /// ``Timeouts/requestBody``, which a trickle defeats.
         public var minRequestBodyRate: MinimumDataRate? = .default
         /// The slowest a client may read a response, counted while written bytes wait for it:
         /// slower, the connection is closed. `nil`: only ``Timeouts/write``, which a trickle defeats.

@@ -62,14 +62,18 @@ public actor WhiskerServer {
     ///   - path: An OpenAPI path template: `/pets`, `/pets/{petId}`, `/file/{name}.zip`.
     ///   - maxRequestBodySize: The largest request body this route accepts (decoded, when it
     ///     arrives compressed); the server's ``Limits/maxRequestBodySize`` by default.
+    ///   - minRequestBodyRate: The slowest this route's request body may arrive; the server's
+    ///     ``Limits/minRequestBodyRate`` by default.
     ///   - handler: The handler.
     /// - Throws: ``RouteError`` for a malformed template, a route that is already registered
     ///   (naming both), or a server that is already running.
     public nonisolated func register(
-        method: HTTPRequest.Method, path: String, maxRequestBodySize: RequestBodyLimit = .serverDefault, handler: @escaping HTTPHandler
+        method: HTTPRequest.Method, path: String, maxRequestBodySize: RequestBodyLimit = .serverDefault,
+        minRequestBodyRate: RequestBodyRate = .serverDefault, handler: @escaping HTTPHandler
     ) throws(RouteError) {
         let limit = maxRequestBodySize.bytes(serverDefault: configuration.limits.maxRequestBodySize)
-        try routes.register(Route(handler: handler, template: path, bodyLimit: limit), method: method, path: path)
+        let rate = minRequestBodyRate.rate(serverDefault: configuration.limits.minRequestBodyRate)
+        try routes.register(Route(handler: handler, template: path, bodyLimit: limit, minBodyRate: rate), method: method, path: path)
     }
 
     /// Listens and serves until ``shutdown()`` is called, then shuts down gracefully and returns;
@@ -237,9 +241,11 @@ final class RouteTable: Sendable {
 }
 
 /// A registered handler, the path template it was registered under (`/pets/{petId}`), which
-/// metrics and spans name as the request's route, and its request body limit (`nil`: none).
+/// metrics and spans name as the request's route, and its request body's limit and minimum rate
+/// (`nil`: none).
 struct Route: Sendable {
     let handler: HTTPHandler
     let template: String
     var bodyLimit: Int64? = WhiskerServer.Limits().maxRequestBodySize
+    var minBodyRate: MinimumDataRate? = WhiskerServer.Limits().minRequestBodyRate
 }

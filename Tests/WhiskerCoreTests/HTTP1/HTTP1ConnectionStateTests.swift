@@ -210,6 +210,24 @@ import WhiskerSockets
         #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.requestBody, at(13).adding(timeouts.requestBody)), "without a minimum, only the stall")
     }
 
+    /// While a response is under way (a handler streaming its answer to a request it reads at its
+    /// own pace), only the stall timeout applies; the rate counts again, without the time
+    /// spent responding, once the response is written and the rest of the body is drained.
+    @Test func slowRequestBody_IsNotTimedWhileTheResponseIsUnderWay() {
+        var limits = WhiskerServer.Limits()
+        limits.minRequestBodyRate = MinimumDataRate(bytesPerSecond: 100, gracePeriod: .seconds(5))
+        var state = HTTP1ConnectionState(now: start)
+        let id = state.headReceived(keepAlive: true, expectsContinue: false, framing: .chunked, now: start)
+        state.bytesArrived(now: at(1))
+        state.bodyReceived(100, accepted: true, now: at(1))
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.slowRequestBody, at(6)))
+        #expect(state.responseStarting(id: id, now: at(2)) == false)
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.requestBody, at(1).adding(timeouts.requestBody)), "only the stall")
+        state.bytesArrived(now: at(20))
+        state.bodyReceived(26, accepted: true, now: at(20))
+        #expect(state.deadline(timeouts, isHandshaking: false, writeBlockedSince: nil, limits: limits)! == (.requestBody, at(20).adding(timeouts.requestBody)))
+    }
+
     /// A client waiting for `100 Continue` is not timed until the handler asks for the body.
     @Test func slowRequestBody_IsNotTimedBefore100Continue() {
         var limits = WhiskerServer.Limits()
