@@ -8,15 +8,16 @@ import WhiskerCore
 import WhiskerHTTP2
 import WhiskerTesting
 
-/// No client can add a field to a log line (issue 38, log forging): `peer=6.6.6.6 status=299` sent
+/// No client can add a field to a log line (issue 38, log forging): `x" peer=6.6.6.6 status=299 y="` sent
 /// in an `Expect`, a `Host`, a `Content-Length`, an `X-Request-ID`, a
 /// `User-Agent` and a query parameter the document refuses (HTTP/1.1 and HTTP/2). Each line is rendered
 /// as swift-log's `StreamLogHandler` writes it (`key=value` metadata, then the message) and read
 /// back with logfmt's rules: no `peer=6.6.6.6` or `status=299` comes out, and each forged text is
-/// there, quoted. Before, `reason=unsupported expectation "x peer=6.6.6.6 status=299"` read as a
+/// there, quoted. Before, `reason=unsupported expectation "x" peer=6.6.6.6 status=299 y=""` read as a
 /// second `peer` and `status`.
 @Suite struct LogForgingTests {
-    static let forged = "peer=6.6.6.6 status=299"
+    /// Breaks out of the quotes a reason puts around a value (`unsupported expectation "..."`).
+    static let forged = #"x" peer=6.6.6.6 status=299 y=""#
 
     static let document = """
         openapi: 3.1.0
@@ -43,13 +44,14 @@ import WhiskerTesting
         let transport = try WhiskerTransport(server, validatingAgainst: OpenAPIDocument(yaml: Array(Self.document.utf8)))
         try transport.register({ _, _, _ in (HTTPResponse(status: .ok), HTTPBody("cats")) }, method: .get, path: "/api/cats")
         let forged = Self.forged
-        let encoded = forged.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "=", with: "%3D")
+        let encoded = forged.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "=", with: "%3D").replacingOccurrences(of: "\"", with: "%22")
+        let requestID = #"x"peer=6.6.6.6"#
         try await server.withRunning { address in
             for head in [
                 "GET /api/cats HTTP/1.1\r\nHost: x\r\nExpect: x \(forged)\r\n\r\n",  // 417, the value in the reason
                 "GET /api/cats HTTP/1.1\r\nHost: a \(forged)\r\n\r\n",  // 400, invalid Host
                 "POST /api/cats HTTP/1.1\r\nHost: x\r\nContent-Length: 1 \(forged)\r\n\r\n",  // 400, invalid Content-Length
-                "GET /api/cats HTTP/1.1\r\nHost: x\r\nUser-Agent: curl \(forged)\r\nX-Request-ID: \(forged.replacingOccurrences(of: " ", with: "\""))\r\n\r\n",
+                "GET /api/cats HTTP/1.1\r\nHost: x\r\nUser-Agent: curl \(forged)\r\nX-Request-ID: \(requestID)\r\n\r\n",
                 "GET /api/cats?count=\(encoded) HTTP/1.1\r\nHost: x\r\n\r\n",  // 400 from the checks, the value in the detail
             ] {
                 let client = try await TestClient.connect(to: address)
@@ -68,12 +70,14 @@ import WhiskerTesting
             let pairs = Self.logfmtPairs(line)
             #expect(!pairs.contains { $0 == ("peer", "6.6.6.6") || $0 == ("status", "299") }, "a forged field in: \(line)")
         }
+        /// logfmt's quoting, written out again for the expectations.
+        func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
         for (what, needle) in [
-            ("Expect", "reason=\"unsupported expectation \\\"x \(forged)\\\"\""),
-            ("Host", "reason=\"invalid Host \\\"a \(forged)\\\"\""),
-            ("Content-Length", "reason=\"invalid Content-Length \\\"1 \(forged)\\\"\""),
-            ("X-Request-ID", "request_id=\"\(forged.replacingOccurrences(of: " ", with: "\\\""))\""),
-            ("the check's detail", "error=\"query parameter count: must be an integer, got a string (\\\"\(forged)\\\")"),
+            ("Expect", "reason=" + quoted("unsupported expectation \"x \(forged)\"")),
+            ("Host", "reason=" + quoted("invalid Host \"a \(forged)\"")),
+            ("Content-Length", "reason=" + quoted("invalid Content-Length \"1 \(forged)\"")),
+            ("X-Request-ID", "request_id=" + quoted(requestID)),
+            ("the check's detail", "error=\"query parameter count: must be an integer, got a string ("),
         ] {
             #expect(rendered.contains { $0.contains(needle) }, "\(what): \(needle) not in \(rendered)")
         }
