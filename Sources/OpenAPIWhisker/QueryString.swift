@@ -22,7 +22,11 @@ enum QueryString {
     /// the form swift-openapi-runtime's URI decoder reads; `nil` when it is in that form already
     /// (the usual request: no copy).
     static func runtimeTarget(_ target: String) -> String? {
-        guard let query = query(of: target), needsRewrite(query) else { return nil }
+        // The usual request, by its bytes: no `?`, or every item `name=value`.
+        let bytes = target.utf8
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let end = bytes[mark...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard needsRewrite(bytes[bytes.index(after: mark)..<end]), let query = query(of: target) else { return nil }
         let items = query.split(separator: "&").map { $0.contains("=") ? String($0) : $0 + "=" }
         return String(target[..<query.startIndex]) + items.joined(separator: "&") + String(target[query.endIndex...])
     }
@@ -35,11 +39,11 @@ enum QueryString {
         return target[target.index(after: mark)..<end]
     }
 
-    /// Whether some item of `query` is empty or has no `=`.
-    private static func needsRewrite(_ query: Substring) -> Bool {
+    /// Whether some item of `query` (its bytes) is empty or has no `=`.
+    private static func needsRewrite(_ query: some Sequence<UInt8>) -> Bool {
         var itemHasEquals = false
         var itemIsEmpty = true
-        for byte in query.utf8 {
+        for byte in query {
             switch byte {
             case UInt8(ascii: "&"):
                 if itemIsEmpty || !itemHasEquals { return true }

@@ -61,7 +61,7 @@ extension ServerContext {
 extension Logger {
     /// The access log's line for one request (`GET /pets/7 200`; `- - 400` for a head that could not
     /// be read), with its status, body bytes, duration, protocol, client, peer and id. What the
-    /// client sent is quoted where it could add a field (``LogValue``, issue 38): the request id,
+    /// client sent is quoted where it could add a field (`LogValue`, issue 38): the request id,
     /// the client a proxy names, the certificate's subject, an odd request target.
     func logAccess(_ head: HTTPRequest?, status: Int, bytes: Int, since started: ContinuousClock.Instant, context: RequestContext) {
         let elapsed = ContinuousClock.now - started
