@@ -8,8 +8,15 @@
 /// tests that drive the page.
 enum DocsPage {
     static func html(documentURL: String?, apiPrefix: String) -> [UInt8] {
+        page(documentURL: documentURL, apiPrefix: apiPrefix).html
+    }
+
+    /// The page and the `Content-Security-Policy` that allows exactly its inline style and script.
+    static func page(documentURL: String?, apiPrefix: String) -> (html: [UInt8], contentSecurityPolicy: String) {
         let settings = "const documentURL = \(jsString(documentURL)), apiPrefix = \(jsString(apiPrefix));"
-        return Array((head + "<script>\n" + settings + "\n" + yamlReader + authorize + script + "</script>\n</body>\n</html>\n").utf8)
+        let code = "\n" + settings + "\n" + yamlReader + authorize + script
+        let html = head + "<style>" + style + "</style>\n" + body + "<script>" + code + "</script>\n</body>\n</html>\n"
+        return (Array(html.utf8), contentSecurityPolicy(style: style, script: code))
     }
 
     /// A JavaScript string literal (or `null`) for `value`, safe inside a `<script>` element.
@@ -34,7 +41,11 @@ enum DocsPage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>API</title>
-        <style>
+
+        """
+
+    private static let style = """
+
         body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #222; }
         h1 { margin-bottom: .2rem; } .muted { color: #666; }
         section { border: 1px solid #ddd; border-radius: 6px; padding: .8rem 1rem; margin: 1rem 0; }
@@ -48,7 +59,10 @@ enum DocsPage {
         .required { color: #a40; } .badge { background: #fde2e1; color: #a00; border-radius: 4px; padding: 0 .4rem; font-size: .8rem; margin-left: .5rem; }
         .deprecated h2 code { text-decoration: line-through; }
         table { border-collapse: collapse; width: 100%; } th, td { text-align: left; vertical-align: top; padding: .3rem .5rem; border-top: 1px solid #eee; }
-        </style>
+
+        """
+
+    private static let body = """
         </head>
         <body>
         <h1 id="title">API</h1>

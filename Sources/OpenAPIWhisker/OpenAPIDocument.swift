@@ -45,6 +45,9 @@ extension WhiskerTransport {
     /// request from the browser and shows the answer, with the credentials typed into the page's
     /// "Authorize" area for the operation's security (bearer, basic, an API key in a header or
     /// the query; the browser's own cookie or client certificate), kept in the page's memory only.
+    /// It is sent with a strict `Content-Security-Policy` (its inline style and script allowed by
+    /// hash, requests to this origin only, `frame-ancestors 'none'`), `X-Frame-Options: DENY`
+    /// and `Referrer-Policy: no-referrer`.
     /// - Throws: ``/WhiskerCore/RouteError`` if one of these paths is already registered.
     public func serveDocument(_ document: OpenAPIDocument, serverURL: URL) throws {
         var prefix = serverURL.path
@@ -58,12 +61,16 @@ extension WhiskerTransport {
         }
         if let page = document.docsPagePath {
             let source = document.json != nil ? "openapi.json" : document.yaml != nil ? "openapi.yaml" : nil
-            try register(path: "\(prefix)/\(page)", type: "text/html; charset=utf-8", bytes: DocsPage.html(documentURL: source, apiPrefix: prefix))
+            let (html, policy) = DocsPage.page(documentURL: source, apiPrefix: prefix)
+            try register(path: "\(prefix)/\(page)", type: "text/html; charset=utf-8", bytes: html, fields: [
+                HTTPField.Name("Content-Security-Policy")!: policy, HTTPField.Name("X-Frame-Options")!: "DENY",
+                HTTPField.Name("Referrer-Policy")!: "no-referrer",
+            ])
         }
     }
 
-    private func register(path: String, type: String, bytes: [UInt8]) throws {
-        let fields: HTTPFields = [.contentType: type, .cacheControl: "no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"]
+    private func register(path: String, type: String, bytes: [UInt8], fields more: HTTPFields = [:]) throws {
+        let fields: HTTPFields = [.contentType: type, .cacheControl: "no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"] + more
         try server.register(method: .get, path: path) { _ in
             Response(status: .ok, headerFields: fields, body: .init(bytes: bytes))
         }

@@ -61,14 +61,18 @@ struct RegisteredOperation: Sendable {
         let body = requestBody.map { body in
             HTTPBody(body, length: body.length.map { .known($0) } ?? .unknown, iterationBehavior: .single)
         }
+        // The query as the checks read it, in the form the runtime's decoder reads (`?debug` as
+        // `?debug=`): a query item without `=` is no 500 (issue 38).
+        var requestHead = request.head
+        if let path = requestHead.path, let rewritten = QueryString.runtimeTarget(path) { requestHead.path = rewritten }
         do {
             let metadata = ServerRequestMetadata(pathParameters: parameters)
             let (head, responseBody) = if let principal, var context = RequestContext.current {
                 try await RequestContext.$current.withValue({ context.principal = principal; return context }()) {
-                    try await handler(request.head, body, metadata)
+                    try await handler(requestHead, body, metadata)
                 }
             } else {
-                try await handler(request.head, body, metadata)
+                try await handler(requestHead, body, metadata)
             }
             var response = Response(head: head, body: try await ResponseBody.collectingSmall(responseBody))
             rateLimitFields.map { response.head.headerFields.append(contentsOf: $0) }
@@ -81,6 +85,7 @@ struct RegisteredOperation: Sendable {
             // closed connection): there is nobody to answer, and nothing failed to log.
             if Task.isCancelled { throw CancellationError() }
             guard let convertible = error as? any HTTPResponseConvertible else { throw error }
+            if let refusal = WhiskerTransport.undecodableQuery(error, request: request.head, logger: logger) { return refusal }
             return WhiskerTransport.response(for: convertible, error: error, request: request.head, logger: logger)
         }
     }

@@ -142,8 +142,8 @@ public struct WhiskerTransport: ServerTransport {
     static func response(for convertible: any HTTPResponseConvertible, error: any Error, request: HTTPRequest, logger: Logger) -> Response {
         let status = convertible.httpStatus
         let metadata: Logger.Metadata = [
-            "method": "\(request.method.rawValue)", "path": "\(LogRedaction.target(request.path ?? ""))", "status": "\(status.code)",
-            "error": "\(Self.logDescription(of: error))",
+            "method": "\(LogValue.quoted(request.method.rawValue))", "path": "\(LogValue.quoted(LogRedaction.target(request.path ?? "")))", "status": "\(status.code)",
+            "error": "\(LogValue.quoted(Self.logDescription(of: error)))",
         ]
         if status.kind == .serverError {
             logger.error("request failed", metadata: metadata)
@@ -164,6 +164,24 @@ public struct WhiskerTransport: ServerTransport {
 }
 
 extension WhiskerTransport {
+    /// A 400 naming the query, when the generated code could not read the request's query with
+    /// the runtime's URI parser (the error is the runtime's, not the handler's: no input was
+    /// decoded, and its type is the parser's `ParsingError`, which the runtime would answer 500).
+    /// ``QueryString`` hands the runtime only queries its parser reads; this is the net for
+    /// whatever a later runtime refuses all the same: a client's input is never a 500.
+    static func undecodableQuery(_ error: any Error, request: HTTPRequest, logger: Logger) -> Response? {
+        guard let error = error as? ServerError, error.operationInput == nil, error.httpStatus == .internalServerError,
+              String(reflecting: type(of: error.underlyingError)) == "OpenAPIRuntime.ParsingError",
+              let path = request.path, let mark = path.firstIndex(of: "?")
+        else { return nil }
+        let detail = "the query cannot be read: \(error.underlyingError)"
+        logger.info("request refused", metadata: [
+            "operation": "\(error.operationID)", "status": "400", "error": "\(LogValue.quoted(detail))",
+            "query": "\(LogValue.quoted(LogRedaction.target(String(path[mark...]))))",
+        ])
+        return ProblemDetails(status: .badRequest, detail: "the query cannot be read").response(to: request)
+    }
+
     /// An error as a log line may show it. The runtime's `ServerError` describes the whole request
     /// head (every header with its value, `Authorization` and `Cookie` included), the body and the
     /// decoded input (header parameters such as an API key): none of that is logged, only the

@@ -274,7 +274,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     /// the response has not started (through the server's one way out; observed and logged by
     /// the handler's run if one started), else the stream is reset. The connection serves on.
     func reject(_ rejection: HTTPRejection, id: Int32, stream: HTTP2Stream) {
-        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "status": "\(rejection.status.code)", "reason": "\(LogValue.quoted(rejection.reason))"])
         stream.finishBody(RequestBodyError.rejected(rejection))
         stream.task?.cancel()
         switch stream.state.rejected() {

@@ -1,4 +1,5 @@
 public import WhiskerSockets
+import WhiskerCore
 
 /// The header a load balancer sends first on a connection in the PROXY protocol (HAProxy's
 /// specification, versions 1 and 2): the address and port of the client it accepted, and of itself,
@@ -95,16 +96,16 @@ public struct ProxyProtocolHeader: Sendable, Hashable {
             }
             let ipv6 = parts[1] == "TCP6"
             guard let sourcePort = port(parts[4]), let destinationPort = port(parts[5]) else {
-                return .invalid(reason: "PROXY v1 header with a bad port: \(parts[4]) \(parts[5])")
+                return .invalid(reason: "PROXY v1 header with a bad port: \(LogValue.quoted(parts[4])) \(LogValue.quoted(parts[5]))")
             }
             guard let source = address(parts[2], port: sourcePort, ipv6: ipv6),
                   let destination = address(parts[3], port: destinationPort, ipv6: ipv6)
             else {
-                return .invalid(reason: "PROXY v1 \(parts[1]) header with an address that is not \(ipv6 ? "IPv6" : "IPv4"): \(parts[2]) \(parts[3])")
+                return .invalid(reason: "PROXY v1 \(parts[1]) header with an address that is not \(ipv6 ? "IPv6" : "IPv4"): \(LogValue.quoted(parts[2])) \(LogValue.quoted(parts[3]))")
             }
             return .header(ProxyProtocolHeader(version: 1, source: source, destination: destination), length: length)
         default:
-            return .invalid(reason: "PROXY v1 header with unknown protocol \"\(parts[1].prefix(16))\"")
+            return .invalid(reason: "PROXY v1 header with unknown protocol \(LogValue.quoted(parts[1].prefix(16)))")
         }
     }
 

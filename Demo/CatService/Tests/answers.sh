@@ -3,7 +3,8 @@
 # 405, 413, a body missing): each carries the request id back and the CORS fields, and is one
 # access-log line with the status sent, over HTTP/1.1 and HTTP/2. Errors the server gives by itself
 # are problem details (RFC 9457) for a client that takes JSON, plain text for one that asks only for
-# text; a client that leaves mid-upload is logged as 499 without an error line.
+# text, each with X-Content-Type-Options: nosniff; a client that leaves mid-upload is logged as 499
+# without an error line.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ORIGIN=http://example.test
@@ -30,13 +31,17 @@ for http in --http1.1 --http2-prior-knowledge; do
     answer "GET /api/emoji (a handler)" 200 "$http" "$BASE/api/emoji"
     answer "GET /api/nothere (no route)" 404 "$http" "$BASE/api/nothere"
     check_eq "... as problem details" application/problem+json "$(header Content-Type)"
+    check_eq "... never sniffed as anything else (X-Content-Type-Options)" nosniff "$(header X-Content-Type-Options)"
     check_contains "... naming the request id" "\"requestId\":\"answers-$ANSWERS\"" "$(cat "$BODY")"
     answer "POST /api/emoji (another method)" 405 "$http" -X POST "$BASE/api/emoji"
     check_eq "... with Allow" "GET, HEAD" "$(header Allow)"
+    check_eq "... nosniff" nosniff "$(header X-Content-Type-Options)"
     answer "POST /api/adopt with 2,000 bytes (past its 1 KiB)" 413 "$http" -H 'Content-Type: application/json' --data-binary "$LARGE" "$BASE/api/adopt"
     check_contains "... saying why" '"detail":"request body of 2000 bytes is larger than 1024 bytes"' "$(cat "$BODY")"
+    check_eq "... nosniff" nosniff "$(header X-Content-Type-Options)"
     answer "POST /api/census without a body (request validation's 400)" 400 "$http" -X POST "$BASE/api/census"
     check_eq "... as problem details" application/problem+json "$(header Content-Type)"
+    check_eq "... never sniffed as anything else (X-Content-Type-Options)" nosniff "$(header X-Content-Type-Options)"
     check_eq "... saying what was wrong" "body : is required (text/plain)" "$(problem_errors "$BODY")"
 done
 
@@ -44,8 +49,12 @@ echo "A client that asks only for text gets text"
 request -H 'Accept: text/plain' "$BASE/api/nothere"
 check_eq "404 as text/plain" "404 text/plain; charset=utf-8" "$STATUS $(header Content-Type)"
 check_eq "... one line: title and detail" "Not Found: no route for /api/nothere" "$(cat "$BODY")"
+check_eq "... nosniff as text too" nosniff "$(header X-Content-Type-Options)"
 request -H 'Accept: */*' "$BASE/api/nothere"
 check_eq "*/* takes JSON" application/problem+json "$(header Content-Type)"
+raw_request 'GET /api/emoji HTTP/1.1\r\nHost: x\r\nExpect: nothing\r\n\r\n' >"$WORK/expect.out"
+check_eq "a problem the parser answers (417, Expect) is nosniff too" "417 nosniff" \
+    "$(head -n1 "$WORK/expect.out" | cut -d' ' -f2) $(header X-Content-Type-Options "$WORK/expect.out")"
 
 echo "A client that leaves in the middle of its upload"
 head -c 200000 /dev/zero | tr '\0' a >"$WORK/upload.txt"

@@ -33,7 +33,7 @@ preflight https://evil.example GET
 check_eq "an origin not allowed: 403" 403 "$STATUS"
 check_contains "... saying so" "origin https://evil.example is not allowed for /api/emoji" "$(cat "$BODY")"
 check_eq "... without Access-Control-Allow-Origin" "" "$(header Access-Control-Allow-Origin)"
-check_contains "... and logged with the reason" "reason=CORS preflight: origin https://evil.example is not allowed for /api/emoji" \
+check_contains "... and logged with the reason" "reason=\"CORS preflight: origin https://evil.example is not allowed for /api/emoji\"" \
     "$(wait_for_line 'rejected request' "$SERVER_ERR")"
 preflight https://cats.example DELETE
 check_eq "a method the path does not have: 403" 403 "$STATUS"

@@ -2,7 +2,9 @@
 # docs.sh: the OpenAPI document served next to the API (GET /api/openapi.yaml, the bundled file
 # byte for byte, revalidated with ETag and 304) and the docs page (GET /api/docs) in headless
 # Chromium: it lists the operations with what they enforce (parameters' bounds, body schemas,
-# responses by status, descriptions as Markdown), and its "Try it" gets cats. Then the page renders
+# responses by status, descriptions as Markdown), and its "Try it" gets cats, under a strict
+# Content-Security-Policy (its inline style and script by hash; no CSP violation in Chromium's log)
+# and X-Frame-Options: DENY. Then the page renders
 # browser/docs-fixture.json, a hostile document: its markup and javascript: links stay text; and
 # what the demo's document does not have: 3.0 and 3.1 bounds, enum, pattern, array parameters,
 # recursive and looping $refs, additionalProperties: false, deprecation, security. The Authorize
@@ -31,6 +33,21 @@ request "$BASE/api/docs"
 check_eq "GET /api/docs: 200 text/html" "200 text/html; charset=utf-8" "$STATUS $(header Content-Type)"
 check_eq "... a page that needs nothing from elsewhere (no src= or href= to another host)" "" "$(grep -oE '(src|href)=["'"'"']?https?:' "$BODY" || true)"
 echo "  (the page is $(stat -c %s "$BODY") bytes)"
+policy=$(header Content-Security-Policy || true)
+check_match "... with a strict Content-Security-Policy: its inline style and script by hash, nothing else" \
+    "^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]{44}'; style-src 'sha256-[A-Za-z0-9+/=]{44}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$" "$policy"
+check_eq "... no other site may frame it (X-Frame-Options)" DENY "$(header X-Frame-Options)"
+check_eq "... script-src is the SHA-256 of the page's one script, as sent" "$(python3 -c '
+import base64, hashlib, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+for name in ("script", "style"):
+    (text,) = re.findall("<%s>(.*?)</%s>" % (name, name), page, re.S)
+    print(name, base64.b64encode(hashlib.sha256(text.encode()).digest()).decode())' "$BODY" | paste -sd ' ')" \
+    "$(sed -E "s/.*script-src 'sha256-([^']*)'; style-src 'sha256-([^']*)'.*/script \1 style \2/" <<<"$policy")"
+timeout 60 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 --window-size=1200,900 \
+    --virtual-time-budget=5000 --screenshot="$WORK/docs.png" "$BASE/api/docs" >/dev/null 2>"$WORK/chromium.err" || true
+check_eq "Chromium reports no Content-Security-Policy violation on the page" "" \
+    "$(grep -iE 'content security policy|refused to (execute|apply|load|connect)' "$WORK/chromium.err" | head -3 || true)"
 
 report=$(timeout 60 python3 "$TESTS_DIR/browser/docs.py" "$BASE/api/docs" "$REPORTER" "$VISITOR" 2>&1 || echo "no report within 60 s")
 echo "  (Chromium: $(shorten "$report"))"

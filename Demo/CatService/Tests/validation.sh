@@ -37,7 +37,7 @@ done
 request -X POST -H 'Content-Type: text/plain' --data-binary "$(printf '😺%.0s' {1..1000})" "$BASE/api/census"
 check_eq "a text census still streams to its handler (not read to be checked)" '200 {"bytes":4000,"cats":1000}' "$STATUS $(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True, separators=(",", ":")))' "$BODY")"
 check_eq "one log line for each of the two refused empty names, naming the operation" 2 \
-    "$(grep -c 'error=body /name: must be at least 1 character long.*operation=adoptCat status=400.*request refused' "$SERVER_ERR")"
+    "$(grep -c 'error="body /name: must be at least 1 character long.*operation=adoptCat status=400.*request refused' "$SERVER_ERR")"
 stop_server
 
 echo "--no-validation: the handlers get what the generated code decodes"

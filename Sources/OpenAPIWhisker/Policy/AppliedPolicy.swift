@@ -61,7 +61,7 @@ struct AppliedPolicy: Sendable {
     /// The answer to a request whose handler missed the deadline (and was cancelled).
     func missedDeadline(_ head: HTTPRequest, logger: Logger) -> Response {
         logger.warning("deadline passed", metadata: [
-            "operation": "\(operation)", "deadline": "\((deadline ?? .zero).inSeconds)", "status": "\(deadlineStatus.code)", "path": "\(LogRedaction.target(head.path ?? ""))",
+            "operation": "\(operation)", "deadline": "\((deadline ?? .zero).inSeconds)", "status": "\(deadlineStatus.code)", "path": "\(LogValue.quoted(LogRedaction.target(head.path ?? "")))",
         ])
         return ProblemDetails(status: deadlineStatus, detail: "the operation did not answer within its deadline (\((deadline ?? .zero).inSeconds))").response(to: head)
     }

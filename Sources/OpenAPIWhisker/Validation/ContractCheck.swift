@@ -132,8 +132,8 @@ public struct ContractCheck: ResponseStep {
             operationID: seen.operation.id, method: seen.request.method.rawValue, path: path, status: seen.status, problems: problems
         )
         logger.warning("contract violation", metadata: [
-            "operation": "\(violation.operationID)", "method": "\(violation.method)", "path": "\(LogRedaction.target(violation.path))",
-            "status": "\(seen.status)", "violation": "\(problems.joined(separator: "; "))", "request_id": "\(seen.requestID ?? "-")",
+            "operation": "\(violation.operationID)", "method": "\(LogValue.quoted(violation.method))", "path": "\(LogValue.quoted(LogRedaction.target(violation.path)))",
+            "status": "\(seen.status)", "violation": "\(LogValue.quoted(problems.joined(separator: "; ")))", "request_id": "\(LogValue.quoted(seen.requestID ?? "-"))",
         ])
         onViolation(violation)
     }

@@ -50,12 +50,12 @@ extension RequestValidator {
             case .admitted(let admitted):
                 principal = admitted
             case .unauthenticated(let detail, let challenges):
-                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "401", "error": "\(detail)"])
+                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "401", "error": "\(LogValue.quoted(detail))"])
                 var fields = HTTPFields()
                 for challenge in challenges { fields.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
                 return .answer(ProblemDetails(status: .unauthorized, detail: detail).response(to: request.head, fields: fields))
             case .forbidden(let detail):
-                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "403", "error": "\(detail)"])
+                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "403", "error": "\(LogValue.quoted(detail))"])
                 return .answer(ProblemDetails(status: .forbidden, detail: detail).response(to: request.head))
             }
         }
@@ -67,7 +67,7 @@ extension RequestValidator {
                 let essence = contentType.flatMap(MediaType.init)?.essence
                 guard let essence, case let match = declared.match(essence), match.declared else {
                     let detail = "\(contentType.map { "a body of type \($0)" } ?? "a body without Content-Type") is not one this operation takes (\(declared.listed))"
-                    logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(detail)"])
+                    logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(LogValue.quoted(detail))"])
                     return .answer(ProblemDetails(status: .unsupportedMediaType, detail: detail).response(to: request.head))
                 }
                 if let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) {
@@ -87,7 +87,7 @@ extension RequestValidator {
         }
         guard violations.isEmpty else {
             logger.info("request refused", metadata: [
-                "operation": "\(operation.id)", "status": "\(status.code)", "error": "\(violations.map(\.description).joined(separator: "; "))",
+                "operation": "\(operation.id)", "status": "\(status.code)", "error": "\(LogValue.quoted(violations.map(\.description).joined(separator: "; ")))",
             ])
             return .answer(Self.problem(violations, status: status, request: request.head))
         }

@@ -57,8 +57,11 @@ struct RequestValidator: Sendable {
     /// `text` as the scalar `types` asks for, or as a string when it is not one (so that the
     /// schema's `type` says what is wrong).
     static func scalar(_ text: Substring, types: Set<String>) -> JSONValue {
-        if types.contains("integer"), let value = Int64(text) { return .integer(value) }
-        if types.contains("number"), let value = Double(text), value.isFinite, text.allSatisfy({ $0.isNumber || "+-.eE".contains($0) }) {
+        // As JSON writes numbers: an optional `-`, no `+` (Swift's `Int64("+5")` is 5; the
+        // document's `integer` is not, issue 38), digits, a fraction and exponent for a number.
+        if types.contains("integer"), text.first != "+", let value = Int64(text) { return .integer(value) }
+        if types.contains("number"), text.first != "+", let value = Double(text), value.isFinite,
+           text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }) {
             return .number(value)
         }
         if types.contains("boolean"), text == "true" || text == "false" { return .bool(text == "true") }
@@ -66,16 +69,10 @@ struct RequestValidator: Sendable {
         return .string(String(text))
     }
 
-    /// The name-value pairs of a target's query, percent-decoded (`+` is a space).
+    /// The name-value pairs of a target's query as ``QueryString`` reads them (the generated code
+    /// gets the same items), percent-decoded (`+` is a space).
     static func queryItems(of target: String) -> [(name: Substring, value: Substring)] {
-        guard let mark = target.firstIndex(of: "?") else { return [] }
-        let query = target[target.index(after: mark)...].prefix { $0 != "#" }
-        return query.split(separator: "&").map { pair in
-            let equals = pair.firstIndex(of: "=")
-            let name = pair[..<(equals ?? pair.endIndex)]
-            let value = equals.map { pair[pair.index(after: $0)...] } ?? ""
-            return (percentDecoded(name, plusIsSpace: true), percentDecoded(value, plusIsSpace: true))
-        }
+        QueryString.rawItems(of: target).map { (percentDecoded($0.name, plusIsSpace: true), percentDecoded($0.value, plusIsSpace: true)) }
     }
 
     static func cookies(in fields: [String]) -> [(name: Substring, value: Substring)] {

@@ -67,7 +67,7 @@ extension HTTP1Connection: ResponseWriting {
             return
         }
         if let error = exchange.streamed.add(bytes.count) {
-            logger.error("response body length mismatch; closing", metadata: ["path": "\(LogRedaction.target(exchange.head.request.path ?? ""))", "error": "\(error)"])
+            logger.error("response body length mismatch; closing", metadata: ["path": "\(LogValue.quoted(LogRedaction.target(exchange.head.request.path ?? "")))", "error": "\(LogValue.quoted("\(error)"))"])
             close()
             completion(error)
             return
@@ -90,7 +90,7 @@ extension HTTP1Connection: ResponseWriting {
     func finishStream(id exchangeID: UInt64) {
         guard let exchange = current(exchangeID), let framing = exchange.framing else { return }
         if framing.sendsBody, let error = exchange.streamed.shortfall {
-            logger.error("response body length mismatch; closing", metadata: ["path": "\(LogRedaction.target(exchange.head.request.path ?? ""))", "error": "\(error)"])
+            logger.error("response body length mismatch; closing", metadata: ["path": "\(LogValue.quoted(LogRedaction.target(exchange.head.request.path ?? "")))", "error": "\(LogValue.quoted("\(error)"))"])
             close()
             return
         }

@@ -247,7 +247,7 @@ final class HTTP1Connection: ConnectionHandler {
     /// Answers a request that failed before it reached a handler (`head`: `nil` when its head
     /// could not be read) through the server's one way out, then closes.
     func reject(_ rejection: HTTPRejection, head: RequestHead? = nil) {
-        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(LogValue.quoted(rejection.reason))"])
         state.closing()
         let origin = connection.requestOrigin(httpVersion: head?.isHTTP11 == false ? .http1_0 : .http1_1, tls: tlsDetails, executor: executor)
         context.answer(.rejection(rejection), to: head?.request, origin: origin) { response in
@@ -261,7 +261,7 @@ final class HTTP1Connection: ConnectionHandler {
     /// started (which ends with the rejection's status).
     func reject(_ rejection: HTTPRejection, exchange: HTTP1Exchange) {
         guard exchange.task != nil else { return reject(rejection, head: exchange.head) }
-        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "status": "\(rejection.status.code)", "reason": "\(LogValue.quoted(rejection.reason))"])
         state.closing()
         let response = context.response(for: .rejection(rejection), to: exchange.head.request, requestID: exchange.requestID)
         socket.write(Self.closingResponseBytes(response)[...])
@@ -271,7 +271,7 @@ final class HTTP1Connection: ConnectionHandler {
     /// Sends `answer`, then closes: for a client of another protocol that cannot be served (for
     /// HTTP/2, a broken preface or HTTP/2 off: SETTINGS and GOAWAY naming no stream).
     private func refuse(_ answer: [UInt8], reason: String) {
-        logger.info("rejected connection", metadata: ["peer": "\(socket.peer)", "reason": "\(reason)"])
+        logger.info("rejected connection", metadata: ["peer": "\(socket.peer)", "reason": "\(LogValue.quoted(reason))"])
         state.closing()
         socket.write(answer[...])
         socket.closeAfterFlush(linger: .milliseconds(500))
@@ -311,7 +311,7 @@ final class HTTP1Connection: ConnectionHandler {
         exchange.body?.finish(error: RequestBodyError.rejected(rejection))
         exchange.task?.cancel()
         if state.exchange?.isResponseStarted == true {
-            logger.info("request body rejected after the response started", metadata: ["peer": "\(socket.peer)", "reason": "\(rejection.reason)"])
+            logger.info("request body rejected after the response started", metadata: ["peer": "\(socket.peer)", "reason": "\(LogValue.quoted(rejection.reason))"])
             close()
         } else {
             reject(rejection, exchange: exchange)

@@ -74,7 +74,7 @@ private func respond(
         if let rejection = request.body?.rejection ?? (error as? RequestBodyError)?.rejection { return (Int(rejection.status.code), 0) }
         // Ended under the handler (a reset stream, a closed connection): nobody to answer.
         if error as? RequestBodyError == .connectionClosed || Task.isCancelled { return (clientClosedRequest, 0) }
-        logger.error("handler failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(LogRedaction.target(request.head.path ?? ""))", "error": "\(LogRedaction.scrub("\(error)"))"])
+        logger.error("handler failed", metadata: ["method": "\(LogValue.quoted(request.head.method.rawValue))", "path": "\(LogValue.quoted(LogRedaction.target(request.head.path ?? "")))", "error": "\(LogValue.quoted(LogRedaction.scrub("\(error)")))"])
         response = ProblemDetails(status: .internalServerError, detail: "the server failed to answer this request", requestID: requestID).response(to: request.head)
     }
     steps.apply(to: &response, for: request.head, requestID: requestID)
@@ -107,7 +107,7 @@ private func respond(
             return (bodyError.reason == ResponseBodyError.connectionClosed.reason ? clientClosedRequest : status, counter.count)
         }
         if Task.isCancelled { return (clientClosedRequest, counter.count) }
-        logger.error("response body failed", metadata: ["method": "\(request.head.method.rawValue)", "path": "\(LogRedaction.target(request.head.path ?? ""))", "error": "\(LogRedaction.scrub("\(error)"))"])
+        logger.error("response body failed", metadata: ["method": "\(LogValue.quoted(request.head.method.rawValue))", "path": "\(LogValue.quoted(LogRedaction.target(request.head.path ?? "")))", "error": "\(LogValue.quoted(LogRedaction.scrub("\(error)")))"])
     }
     return (status, counter.count)
 }

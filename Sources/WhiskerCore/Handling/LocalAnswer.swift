@@ -60,17 +60,19 @@ extension ServerContext {
 
 extension Logger {
     /// The access log's line for one request (`GET /pets/7 200`; `- - 400` for a head that could not
-    /// be read), with its status, body bytes, duration, protocol, client, peer and id.
+    /// be read), with its status, body bytes, duration, protocol, client, peer and id. What the
+    /// client sent is quoted where it could add a field (`LogValue`, issue 38): the request id,
+    /// the client a proxy names, the certificate's subject, an odd request target.
     func logAccess(_ head: HTTPRequest?, status: Int, bytes: Int, since started: ContinuousClock.Instant, context: RequestContext) {
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var metadata: Logger.Metadata = [
             "status": "\(status)", "bytes": "\(bytes)", "duration_ms": "\(Int(milliseconds.rounded()))",
-            "protocol": "\(context.httpVersion.rawValue)", "client": "\(context.client.port == 0 ? context.client.host : "\(context.client)")",
-            "peer": "\(context.peer)", "request_id": "\(context.requestID ?? "-")",
+            "protocol": "\(context.httpVersion.rawValue)", "client": "\(LogValue.quoted(context.client.port == 0 ? context.client.host : "\(context.client)"))",
+            "peer": "\(context.peer)", "request_id": "\(LogValue.quoted(context.requestID ?? "-"))",
         ]
-        if let certificate = context.tls?.clientCertificate { metadata["client_certificate"] = "\(certificate.subject)" }
-        let request = head.map { "\($0.method.rawValue) \(LogRedaction.target($0.path ?? ""))" } ?? "- -"
+        if let certificate = context.tls?.clientCertificate { metadata["client_certificate"] = "\(LogValue.quoted(certificate.subject))" }
+        let request = head.map { "\(LogValue.quoted($0.method.rawValue)) \(LogValue.target(LogRedaction.target($0.path ?? "")))" } ?? "- -"
         info("\(request) \(status)", metadata: metadata)
     }
 }

@@ -18,6 +18,7 @@ public import HTTPTypes
 ///
 ///     HTTP/1.1 409 Conflict
 ///     Content-Type: application/problem+json
+///     X-Content-Type-Options: nosniff
 ///
 ///     {"type":"about:blank","title":"Conflict","status":409,"detail":"a cat named Tom is already adopted","requestId":"3f2a..."}
 ///
@@ -56,7 +57,8 @@ public struct ProblemDetails: Sendable, Equatable {
     }
 
     /// The problem as a response to `request`: JSON unless the request's `Accept` asks only for
-    /// text (or prefers it). `fields` are added (`Allow` for a 405, say).
+    /// text (or prefers it). `fields` are added (`Allow` for a 405, say), and
+    /// `X-Content-Type-Options: nosniff`.
     /// - Parameters:
     ///   - request: The request answered; `nil` for one whose head could not be read.
     ///   - fields: More header fields for the response.
@@ -70,7 +72,7 @@ public struct ProblemDetails: Sendable, Equatable {
             fields[.contentType] = Self.mediaType
             body = json
         }
-        return Response(status: status, headerFields: fields, body: ResponseBody(string: body))
+        return Response(status: status, headerFields: fields + [.contentTypeOptions: "nosniff"], body: ResponseBody(string: body))
     }
 
     /// The JSON document: members in the RFC's order, the request id last.

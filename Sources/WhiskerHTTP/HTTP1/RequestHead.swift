@@ -29,4 +29,7 @@ package struct RequestHead: Sendable {
 extension HTTPField.Name {
     /// `X-Request-ID`, read from requests and set on responses.
     package static let requestID = HTTPField.Name("X-Request-ID")!
+    /// `X-Content-Type-Options`, `nosniff` on every problem answer: a browser never sniffs one (its
+    /// detail may quote the request) as HTML or script.
+    package static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }
