@@ -25,6 +25,7 @@ extension WhiskerServer.Configuration {
     /// | `tls.clientCertificate` | `required` or `optional` | `required` | Whether a client must present one. |
     /// | `http2.enabled` | bool | `false` | Serve HTTP/2: h2c on cleartext, h2 by ALPN over TLS. |
     /// | `http2.cleartextOnly` | bool | `false` | Serve only HTTP/2 (prior knowledge) on cleartext. |
+    /// | `http2.upgrade` | bool | `false` | Answer `Upgrade: h2c` with 101 on cleartext; never while proxies are trusted. |
     /// | `limits.maxConnections` | 1 to 1000000 | `10000` | Simultaneous connections; the next gets 503. |
     /// | `limits.maxHeaderBytes` | 1024 to 16777216 | `81920` | The largest request head; larger gets 431. |
     /// | `limits.maxRequestBodySize` | bytes, at least 0 | `16777216` | The largest request body; larger gets 413. |

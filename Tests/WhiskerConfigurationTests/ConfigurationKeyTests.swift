@@ -56,6 +56,14 @@ import WhiskerTLS
         #expect(failure(["http2.cleartextOnly": true]) == "http2.cleartextOnly in cats.yaml needs HTTP/2: set http2.enabled")
     }
 
+    /// `Upgrade: h2c` is off unless the key asks for it, and needs HTTP/2.
+    @Test func http2UpgradeKey_IsOffByDefault_AndNeedsHTTP2() throws {
+        #expect(try configuration(["http2.enabled": true]).acceptsH2CUpgrade == false)
+        let read = try configuration(["http2.enabled": true, "http2.upgrade": "on"])
+        #expect(read.http2 != nil && read.acceptsH2CUpgrade && !read.cleartextHTTP2Only)
+        #expect(failure(["http2.upgrade": true]) == "http2.upgrade in cats.yaml needs HTTP/2: set http2.enabled")
+    }
+
     @Test func limitKeys_SetEveryLimit_AndZeroRatesMeanNone() throws {
         let read = try configuration([
             "limits.maxConnections": 12, "limits.maxHeaderBytes": 2048, "limits.maxRequestBodySize": 0,
