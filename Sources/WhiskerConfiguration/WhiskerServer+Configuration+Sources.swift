@@ -41,11 +41,12 @@ extension WhiskerServer.Configuration {
     /// | `cors.pathPrefix` | path | `/` | The paths the CORS policy covers. |
     /// | `cors.credentials` | bool | `false` | Whether those pages may send cookies and authentication. |
     /// | `cors.exposedHeaders` | list | none | Response fields those pages may read. |
-    /// | `proxies.trusted` | list of address ranges | none | Reverse proxies believed about the client. |
+    /// | `proxies.trusted` | list of address ranges | none | Reverse proxies believed about the client; `RANGE=Forwarded` for one that sets another field than `proxies.forwardingField`. |
     /// | `proxies.proxyProtocol` | list of `http`, `https` | none | Listeners whose connections start with a PROXY header. |
     /// | `proxies.proxyProtocolSockets` | list of names | none | Inherited sockets (systemd) that do. |
     /// | `proxies.headerTimeout` | seconds | `5` | A PROXY header's time to arrive. |
-    /// | `proxies.forwardedFields` | bool | `true` | Whether Forwarded and X-Forwarded-For are believed. |
+    /// | `proxies.forwardedFields` | bool | `true` | Whether the proxies' forwarding field is believed. |
+    /// | `proxies.forwardingField` | `X-Forwarded-For`, `Forwarded`, `none` | `X-Forwarded-For` | The field the trusted proxies append the client to; the other is never read. |
     /// | `health.enabled` | bool | `false` | Answer GET /healthz and /readyz in the server. |
     /// | `health.port` | port | none | Serve them on a cleartext listener of their own. |
     /// | `health.drainDelay` | seconds | `0` | At shutdown, how long /readyz says 503 before the listeners close. |

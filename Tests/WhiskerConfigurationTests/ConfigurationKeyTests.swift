@@ -110,6 +110,21 @@ import WhiskerTLS
         #expect(failure(["proxies.proxyProtocol": "http"])?.hasPrefix("proxies.proxyProtocol in cats.yaml needs proxies.trusted") == true)
     }
 
+    /// The field the proxies set: X-Forwarded-For unless a key says otherwise, per range with `=`.
+    @Test func proxyKeys_NameTheForwardingField_ForAllOrPerRange() throws {
+        #expect(try configuration(["proxies.trusted": "127.0.0.1"]).reverseProxies?.forwardingField == .xForwardedFor)
+        let read = try #require(try configuration([
+            "proxies.trusted": "10.0.0.0/8, 192.0.2.0/24=Forwarded", "proxies.forwardingField": "none",
+        ]).reverseProxies)
+        #expect(read.forwardingField == WhiskerServer.ForwardingField.none && read.trusted.count == 1)
+        #expect(read.forwardingFields.map(\.field) == [.forwarded] && "\(read.forwardingFields[0].range)" == "192.0.2.0/24")
+        #expect(failure(["proxies.trusted": "127.0.0.1", "proxies.forwardingField": "X-Real-IP"])
+            == #"proxies.forwardingField in cats.yaml must be X-Forwarded-For, Forwarded or none, got "X-Real-IP""#)
+        #expect(failure(["proxies.trusted": "127.0.0.1=Via"])
+            == #"proxies.trusted in cats.yaml: "127.0.0.1=Via": the field after = must be X-Forwarded-For, Forwarded or none"#)
+        #expect(failure(["proxies.forwardingField": "Forwarded"])?.hasPrefix("proxies.forwardingField in cats.yaml needs proxies.trusted") == true)
+    }
+
     @Test func healthKeys_TurnTheChecksOn_WithAPortAndDrainDelay() throws {
         #expect(try configuration(["health.enabled": true]).healthChecks == WhiskerServer.HealthChecks())
         let read = try configuration(["health.port": 9000, "health.drainDelay": 1.5])
