@@ -13,7 +13,9 @@ package struct ListenerRole {
     /// Cleartext connections must speak HTTP/2 (h2c with prior knowledge).
     package var servesOnlyHTTP2 = false
     /// A request may switch protocols with `Upgrade` (h2c): ``WhiskerServer/Listener/acceptsH2CUpgrade``
-    /// resolved when the server starts.
+    /// resolved when the server starts, where `nil` takes the server-wide switch
+    /// (``ProtocolHandover/upgradesByDefault``) unless proxies are trusted: through a proxy, a
+    /// 101 is a tunnel past it (h2c smuggling).
     package var acceptsUpgrade = false
 }
 
@@ -224,7 +226,6 @@ extension WhiskerServer {
             if role.expectsProxyProtocol { metadata["proxy_protocol"] = "true" }
             if role.servesOnlyHealth { metadata["health_only"] = "true" }
             if role.servesOnlyHTTP2 { metadata["http2_only"] = "true" }
-            if role.acceptsUpgrade { metadata["h2c_upgrade"] = "true" }
             return metadata
         }
     }
@@ -250,11 +251,7 @@ extension WhiskerServer {
                 throw WhiskerServerError("the listener \(listener.address) expects the PROXY protocol, but no proxy is trusted (configuration.reverseProxies)")
             }
             let wrapper = try listener.secure.map { (secure) throws(WhiskerServerError) in try secure.prepare(offering: offered) }
-            // The server-wide switch never reaches a listener of a server that trusts proxies:
-            // a 101 through a proxy is a tunnel past it (h2c smuggling).
-            let upgrade = listener.acceptsH2CUpgrade ?? (configuration.protocolHandover?.upgradesByDefault == true && configuration.proxyTrust == nil)
-            let role = ListenerRole(wrapper: wrapper, expectsProxyProtocol: listener.expectsProxyProtocol, servesOnlyHealth: listener.servesOnlyHealthChecks,
-                                    servesOnlyHTTP2: listener.servesOnlyHTTP2, acceptsUpgrade: upgrade && !listener.isTLS)
+            let role = ListenerRole(wrapper: wrapper, expectsProxyProtocol: listener.expectsProxyProtocol, servesOnlyHealth: listener.servesOnlyHealthChecks, servesOnlyHTTP2: listener.servesOnlyHTTP2, acceptsUpgrade: listener.acceptsH2CUpgrade ?? (configuration.protocolHandover?.upgradesByDefault == true && configuration.proxyTrust == nil))
             switch listener.address {
             case .tcp(let host, let port):
                 let address: SocketAddress
