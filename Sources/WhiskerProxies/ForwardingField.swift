@@ -49,8 +49,8 @@ extension WhiskerServer {
     }
 
     /// A range of trusted proxies that writes another field than
-    /// ``ReverseProxies/forwardingField`` (a CDN that sets `Forwarded` in front of an nginx that
-    /// sets `X-Forwarded-For`); its addresses are trusted too.
+    /// ``WhiskerCore/WhiskerServer/ReverseProxies/forwardingField`` (a CDN that sets `Forwarded`
+    /// in front of an nginx that sets `X-Forwarded-For`); its addresses are trusted too.
     public struct ProxyForwardingField: Sendable, Equatable {
         /// The proxies' addresses.
         public var range: IPAddressRange
