@@ -191,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "WhiskerHTTP2Tests",
             dependencies: [
-                "WhiskerHTTP2", "WhiskerTLS", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "CNGHTTP2",
+                "WhiskerHTTP2", "WhiskerTLS", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "CNGHTTP2", "WhiskerProxies",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -90,7 +90,9 @@ core_lines = sum(
     for line in path.read_text().splitlines()
     if not line.lstrip().startswith("///")
 )
-core_budget = 2938
+# 2942: Listener.acceptsH2CUpgrade (issue 38, h2c smuggling), a per-listener security option that
+# only the listener of the core can carry.
+core_budget = 2942
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """rate-limit-memory.py CAT_SERVICE [CLIENTS]: what a rate limit's buckets cost a running server.
 
-Starts cat-service twice on 127.0.0.1 behind a trusted proxy (itself: --trusted-proxy 127.0.0.1),
+Starts cat-service twice on 127.0.0.1 behind a trusted proxy that sets Forwarded (itself:
+--trusted-proxy 127.0.0.1 --forwarding-field Forwarded),
 with an adoption rate limit no client reaches, and sends CLIENTS (default 100,000) adoptions over
 one keep-alive connection: the first time all from one client, the second each from its own
 (`Forwarded: for=` a distinct 10.x.y.z address, so each has its own token bucket). It prints each
@@ -23,7 +24,7 @@ def rss_kib(pid):
 
 def run(binary, clients, distinct):
     server = subprocess.Popen(
-        [binary, "--host", "127.0.0.1", "--port", "0", "--trusted-proxy", "127.0.0.1",
+        [binary, "--host", "127.0.0.1", "--port", "0", "--trusted-proxy", "127.0.0.1", "--forwarding-field", "Forwarded",
          "--adoption-rate-limit", f"{clients * 10}/60", "--log-level", "warning"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:

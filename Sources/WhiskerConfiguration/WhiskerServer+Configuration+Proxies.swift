@@ -7,7 +7,8 @@ extension WhiskerServer.Configuration {
     mutating func applyProxyKeys(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
         if let ranges = try sources.list("proxies.trusted"), !ranges.isEmpty {
             do {
-                reverseProxies = try WhiskerServer.ReverseProxies(trusting: ranges)
+                // Each a range, or a range and the field its proxies set: 192.0.2.0/24=Forwarded.
+                reverseProxies = try WhiskerServer.ReverseProxies(trustingEntries: ranges)
             } catch {
                 throw WhiskerServer.ConfigurationError(key: "proxies.trusted", "\(sources.origin(of: "proxies.trusted")): \(error)")
             }
@@ -16,8 +17,9 @@ extension WhiskerServer.Configuration {
         let sockets = try sources.list("proxies.proxyProtocolSockets")
         let timeout = try sources.seconds("proxies.headerTimeout")
         let forwarded = try sources.bool("proxies.forwardedFields")
+        let field = try sources.value("proxies.forwardingField")
         guard var proxies = reverseProxies else {
-            if let key = ["proxies.proxyProtocol", "proxies.proxyProtocolSockets", "proxies.headerTimeout", "proxies.forwardedFields"]
+            if let key = ["proxies.proxyProtocol", "proxies.proxyProtocolSockets", "proxies.headerTimeout", "proxies.forwardedFields", "proxies.forwardingField"]
                 .first(where: { ((try? sources.value($0)) ?? nil) != nil })
             {
                 throw WhiskerServer.ConfigurationError(key: key, "\(sources.origin(of: key)) needs proxies.trusted: the addresses whose word about the client is believed")
@@ -37,6 +39,12 @@ extension WhiskerServer.Configuration {
         proxies.proxyProtocolSocketNames = sockets.map(Set.init) ?? proxies.proxyProtocolSocketNames
         proxies.proxyHeaderTimeout = timeout ?? proxies.proxyHeaderTimeout
         proxies.readsForwardedFields = forwarded ?? proxies.readsForwardedFields
+        if let field {
+            guard let name = field.items.first, field.items.count == 1, let value = WhiskerServer.ForwardingField(name) else {
+                throw field.mustBe("X-Forwarded-For, Forwarded or none")
+            }
+            proxies.forwardingField = value
+        }
         reverseProxies = proxies
     }
 }

@@ -25,6 +25,7 @@ extension WhiskerServer.Configuration {
     /// | `tls.clientCertificate` | `required` or `optional` | `required` | Whether a client must present one. |
     /// | `http2.enabled` | bool | `false` | Serve HTTP/2: h2c on cleartext, h2 by ALPN over TLS. |
     /// | `http2.cleartextOnly` | bool | `false` | Serve only HTTP/2 (prior knowledge) on cleartext. |
+    /// | `http2.upgrade` | bool | `false` | Answer `Upgrade: h2c` with 101 on cleartext; never while proxies are trusted. |
     /// | `limits.maxConnections` | 1 to 1000000 | `10000` | Simultaneous connections; the next gets 503. |
     /// | `limits.maxHeaderBytes` | 1024 to 16777216 | `81920` | The largest request head; larger gets 431. |
     /// | `limits.maxRequestBodySize` | bytes, at least 0 | `16777216` | The largest request body; larger gets 413. |
@@ -40,11 +41,12 @@ extension WhiskerServer.Configuration {
     /// | `cors.pathPrefix` | path | `/` | The paths the CORS policy covers. |
     /// | `cors.credentials` | bool | `false` | Whether those pages may send cookies and authentication. |
     /// | `cors.exposedHeaders` | list | none | Response fields those pages may read. |
-    /// | `proxies.trusted` | list of address ranges | none | Reverse proxies believed about the client. |
+    /// | `proxies.trusted` | list of address ranges | none | Reverse proxies believed about the client; `RANGE=Forwarded` for one that sets another field than `proxies.forwardingField`. |
     /// | `proxies.proxyProtocol` | list of `http`, `https` | none | Listeners whose connections start with a PROXY header. |
     /// | `proxies.proxyProtocolSockets` | list of names | none | Inherited sockets (systemd) that do. |
     /// | `proxies.headerTimeout` | seconds | `5` | A PROXY header's time to arrive. |
-    /// | `proxies.forwardedFields` | bool | `true` | Whether Forwarded and X-Forwarded-For are believed. |
+    /// | `proxies.forwardedFields` | bool | `true` | Whether the proxies' forwarding field is believed. |
+    /// | `proxies.forwardingField` | `X-Forwarded-For`, `Forwarded`, `none` | `X-Forwarded-For` | The field the trusted proxies append the client to; the other is never read. |
     /// | `health.enabled` | bool | `false` | Answer GET /healthz and /readyz in the server. |
     /// | `health.port` | port | none | Serve them on a cleartext listener of their own. |
     /// | `health.drainDelay` | seconds | `0` | At shutdown, how long /readyz says 503 before the listeners close. |

@@ -3,7 +3,8 @@ import WhiskerCore
 import WhiskerSockets
 
 /// HTTP/2 as the core sees it (``ProtocolHandover``): it takes a connection over on the client's
-/// preface (prior knowledge on cleartext, or after ALPN `h2`), or after `Upgrade: h2c`, and tells
+/// preface (prior knowledge on cleartext, or after ALPN `h2`), or after `Upgrade: h2c` on a
+/// listener that accepts it (`Listener.acceptsH2CUpgrade`), and tells
 /// HTTP/2 clients in their own protocol when it cannot serve them. With HTTP/2 off (`settings`
 /// nil) it still recognises the preface, to answer GOAWAY(HTTP_1_1_REQUIRED) instead of a 400
 /// that the client would read as frames.
@@ -12,6 +13,9 @@ struct HTTP2Handover: ProtocolHandover {
     let settings: HTTP2Settings?
     /// The cleartext port serves HTTP/2 only (see `Configuration.cleartextHTTP2Only`).
     let cleartextOnly: Bool
+    /// Listeners that leave it to the server accept `Upgrade: h2c` (see
+    /// `Configuration.acceptsH2CUpgrade`).
+    var upgradesByDefault = false
 
     var applicationProtocols: [String] { settings == nil ? [] : ["h2"] }
 

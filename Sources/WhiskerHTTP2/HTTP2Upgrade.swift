@@ -8,7 +8,9 @@ import HTTPTypes
 ///
 /// Only a request without a body is upgraded (as nghttp2's own server does); one with a body is
 /// served over HTTP/1.1, which the RFC allows. RFC 9113 deprecates the mechanism; it is kept for
-/// clients that still use it (`curl --http2` on `http://`).
+/// clients that still use it (`curl --http2` on `http://`), off unless a listener accepts it
+/// (`Listener.acceptsH2CUpgrade`, `Configuration.acceptsH2CUpgrade`): through a proxy that relays
+/// `Upgrade`, a 101 is a tunnel past the proxy (h2c smuggling).
 enum HTTP2Upgrade {
     static let switchingProtocols = Array("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8)
     private static let settingsField = HTTPField.Name("HTTP2-Settings")!

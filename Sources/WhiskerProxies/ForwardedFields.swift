@@ -5,22 +5,29 @@ import WhiskerSockets
 /// Who the client of a request is, and which scheme it used, as trusted reverse proxies say:
 /// I/O-free, from the connection's peer (or its PROXY header's source) and the request's fields.
 ///
-/// The hops are read from right to left, the nearest proxy's first, for as long as the address
-/// that sent them is trusted: the first address that is not trusted is the client (an untrusted
-/// hop can write anything to the left of itself, so nothing there is believed). `Forwarded`
-/// (RFC 7239) is read when present; otherwise `X-Forwarded-For`, with `X-Forwarded-Proto`. A hop
-/// that names no usable address (`unknown`, an obfuscated `_name`, garbage) stops the walk at the
-/// proxy that wrote it.
+/// Each trusted proxy appends one entry to the one field it is configured to set
+/// (``WhiskerCore/WhiskerServer/ForwardingField``, as nginx's `real_ip_header`), and passes
+/// everything else through as the client sent it. So the hops are read from right to left, the
+/// nearest proxy's first: at each trusted address, the next entry from the right of the field
+/// that address sets names the hop before it; the first address that is not trusted is the client
+/// (an untrusted hop can write anything to the left of itself, so nothing there is believed). A
+/// field no proxy on the way sets is never read: a client's own `Forwarded` through an nginx that
+/// sets `X-Forwarded-For` is just a field. A hop that names no usable address (`unknown`, an
+/// obfuscated `_name`, garbage) stops the walk at the proxy that wrote it.
 enum ForwardedFields {
-    /// The client as far as `trusts` allows, with its port when a hop says it (else 0), and its
-    /// scheme (`http` or `https`; `scheme` unless a believed hop says otherwise).
+    /// The client as far as the trusted proxies say, with its port when a hop says it (else 0),
+    /// and its scheme (`http` or `https`; `scheme` unless a believed hop says otherwise).
+    /// `field(address)` is the field the proxy at `address` sets, `nil` when it is not trusted.
     package static func client(
-        peer: SocketAddress, scheme: String, fields: HTTPFields, trusts: (SocketAddress) -> Bool
+        peer: SocketAddress, scheme: String, fields: HTTPFields, field: (SocketAddress) -> WhiskerServer.ForwardingField?
     ) -> (address: SocketAddress, scheme: String) {
         var client = (address: peer, scheme: scheme)
-        guard trusts(peer) else { return client }
-        for hop in hops(fields).reversed() {
-            guard trusts(client.address), let address = hop.address else { break }
+        // Each field's entries not read yet, the leftmost first: a proxy reads from the right.
+        var unread: [WhiskerServer.ForwardingField.Kind: [Hop]] = [:]
+        while let kind = field(client.address)?.kind, kind != .none {
+            var entries = unread[kind] ?? hops(fields, kind)
+            guard let hop = entries.popLast(), let address = hop.address else { break }
+            unread[kind] = entries
             client.address = address
             if let proto = hop.proto?.lowercased(), proto == "http" || proto == "https" { client.scheme = proto }
         }
@@ -37,11 +44,12 @@ enum ForwardedFields {
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 
-    /// The hops, leftmost (farthest) first.
-    package static func hops(_ fields: HTTPFields) -> [Hop] {
-        let forwarded = fields[values: forwarded]
-        if !forwarded.isEmpty {
-            return forwarded.flatMap { split($0, on: ",") }.map(forwardedElement)
+    /// The hops one field lists, leftmost (farthest) first.
+    static func hops(_ fields: HTTPFields, _ kind: WhiskerServer.ForwardingField.Kind) -> [Hop] {
+        switch kind {
+        case .none: return []
+        case .forwarded: return fields[values: forwarded].flatMap { split($0, on: ",") }.map(forwardedElement)
+        case .xForwardedFor: break
         }
         let addresses = fields[values: forwardedFor].flatMap { split($0, on: ",") }
         let protos = fields[values: forwardedProto].flatMap { split($0, on: ",") }

@@ -13,12 +13,17 @@ extension WhiskerServer {
     ///   listener requires it: a connection from an untrusted address, or one whose header is
     ///   missing, malformed, oversized or not complete within ``proxyHeaderTimeout``, is closed
     ///   with a log line.
-    /// - **`Forwarded`** (RFC 7239), or else **`X-Forwarded-For`** with **`X-Forwarded-Proto`**
-    ///   (nginx, most cloud balancers), with ``readsForwardedFields``: read from right to left while
-    ///   the address that sent them is trusted; the first address that is not becomes the client.
+    /// - the one forwarding field each proxy sets (``forwardingField``, `X-Forwarded-For` with
+    ///   `X-Forwarded-Proto` by default, or `Forwarded`, RFC 7239; ``forwardingFields`` for
+    ///   proxies that set another), with ``readsForwardedFields``: read from right to left while
+    ///   the address that wrote the entry is trusted; the first address that is not becomes the
+    ///   client. A field the proxy is not said to set is never read: a client's own `Forwarded`
+    ///   passes nginx and HAProxy untouched, and believing it would let the client choose its
+    ///   address (and its rate limit's bucket).
     ///
     ///     configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8", "127.0.0.1"])
     ///     configuration.reverseProxies?.proxyProtocol = [.cleartext]   // behind HAProxy's send-proxy-v2
+    ///     configuration.reverseProxies?.forwardingField = .forwarded   // behind a proxy that appends Forwarded
     public struct ReverseProxies: Sendable, Equatable {
         /// The addresses whose PROXY header and forwarding fields are believed.
         public var trusted: [IPAddressRange]
@@ -29,9 +34,18 @@ extension WhiskerServer {
         /// every connection starts with a PROXY protocol header (``proxyProtocol`` is for bound
         /// listeners).
         public var proxyProtocolSocketNames: Set<String> = []
-        /// Whether `Forwarded`, `X-Forwarded-For` and `X-Forwarded-Proto` from trusted proxies say
-        /// who the client is and which scheme it used. On by default (once proxies are trusted).
+        /// Whether the forwarding field of trusted proxies (``forwardingField``) says who the
+        /// client is and which scheme it used. On by default (once proxies are trusted).
         public var readsForwardedFields = true
+        /// The field the trusted proxies append the client to: `X-Forwarded-For` by default (what
+        /// nginx's `proxy_add_x_forwarded_for`, HAProxy's `option forwardfor` and most cloud
+        /// balancers set), `Forwarded` for a proxy that appends RFC 7239 elements, or `none` for
+        /// proxies that speak only the PROXY protocol. The other field is never read.
+        public var forwardingField: ForwardingField = .xForwardedFor
+        /// Trusted proxies that set another field than ``forwardingField``, each range with its
+        /// own; their addresses are trusted too, and the first range that holds an address says
+        /// its field. None by default.
+        public var forwardingFields: [ProxyForwardingField] = []
         /// How long a connection on a PROXY protocol listener may take to send its header.
         public var proxyHeaderTimeout: Duration = .seconds(5)
         /// The longest PROXY v2 header accepted (addresses and TLVs); a longer one closes the
@@ -55,9 +69,16 @@ extension WhiskerServer {
         /// Whether `address` is one of the trusted proxies. A peer on a Unix domain socket is a
         /// process of this machine that the socket file's mode lets in: it is trusted.
         public func trusts(_ address: SocketAddress) -> Bool {
-            if address.unixPath != nil { return true }
+            forwardingField(of: address) != nil
+        }
+
+        /// The field the proxy at `address` sets, or `nil` when it is not trusted: the field of
+        /// the first of ``forwardingFields`` that holds it, else ``forwardingField``.
+        public func forwardingField(of address: SocketAddress) -> ForwardingField? {
+            if address.unixPath != nil { return forwardingField }
             let bytes = address.networkBytes
-            return trusted.contains { $0.contains(networkBytes: bytes) }
+            if let own = forwardingFields.first(where: { $0.range.contains(networkBytes: bytes) }) { return own.field }
+            return trusted.contains { $0.contains(networkBytes: bytes) } ? forwardingField : nil
         }
     }
 
@@ -107,7 +128,7 @@ struct TrustedProxies: ProxyTrust {
         let nearest = header?.source ?? origin.peer
         let scheme = origin.tls != nil || header?.tlsVersion != nil ? "https" : "http"
         guard proxies.readsForwardedFields, let fields else { return (nearest, scheme) }
-        let (client, forwardedScheme) = ForwardedFields.client(peer: nearest, scheme: scheme, fields: fields, trusts: proxies.trusts)
+        let (client, forwardedScheme) = ForwardedFields.client(peer: nearest, scheme: scheme, fields: fields, field: proxies.forwardingField(of:))
         return (client, forwardedScheme)
     }
 

@@ -56,6 +56,14 @@ import WhiskerTLS
         #expect(failure(["http2.cleartextOnly": true]) == "http2.cleartextOnly in cats.yaml needs HTTP/2: set http2.enabled")
     }
 
+    /// `Upgrade: h2c` is off unless the key asks for it, and needs HTTP/2.
+    @Test func http2UpgradeKey_IsOffByDefault_AndNeedsHTTP2() throws {
+        #expect(try configuration(["http2.enabled": true]).acceptsH2CUpgrade == false)
+        let read = try configuration(["http2.enabled": true, "http2.upgrade": "on"])
+        #expect(read.http2 != nil && read.acceptsH2CUpgrade && !read.cleartextHTTP2Only)
+        #expect(failure(["http2.upgrade": true]) == "http2.upgrade in cats.yaml needs HTTP/2: set http2.enabled")
+    }
+
     @Test func limitKeys_SetEveryLimit_AndZeroRatesMeanNone() throws {
         let read = try configuration([
             "limits.maxConnections": 12, "limits.maxHeaderBytes": 2048, "limits.maxRequestBodySize": 0,
@@ -100,6 +108,21 @@ import WhiskerTLS
         #expect(failure(["proxies.trusted": "10.0.0.0/8", "proxies.proxyProtocol": "ftp"])
             == #"proxies.proxyProtocol in cats.yaml must be http, https or http,https, got "ftp""#)
         #expect(failure(["proxies.proxyProtocol": "http"])?.hasPrefix("proxies.proxyProtocol in cats.yaml needs proxies.trusted") == true)
+    }
+
+    /// The field the proxies set: X-Forwarded-For unless a key says otherwise, per range with `=`.
+    @Test func proxyKeys_NameTheForwardingField_ForAllOrPerRange() throws {
+        #expect(try configuration(["proxies.trusted": "127.0.0.1"]).reverseProxies?.forwardingField == .xForwardedFor)
+        let read = try #require(try configuration([
+            "proxies.trusted": "10.0.0.0/8, 192.0.2.0/24=Forwarded", "proxies.forwardingField": "none",
+        ]).reverseProxies)
+        #expect(read.forwardingField == WhiskerServer.ForwardingField.none && read.trusted.count == 1)
+        #expect(read.forwardingFields.map(\.field) == [.forwarded] && "\(read.forwardingFields[0].range)" == "192.0.2.0/24")
+        #expect(failure(["proxies.trusted": "127.0.0.1", "proxies.forwardingField": "X-Real-IP"])
+            == #"proxies.forwardingField in cats.yaml must be X-Forwarded-For, Forwarded or none, got "X-Real-IP""#)
+        #expect(failure(["proxies.trusted": "127.0.0.1=Via"])
+            == #"proxies.trusted in cats.yaml: "127.0.0.1=Via": the field after = must be X-Forwarded-For, Forwarded or none"#)
+        #expect(failure(["proxies.forwardingField": "Forwarded"])?.hasPrefix("proxies.forwardingField in cats.yaml needs proxies.trusted") == true)
     }
 
     @Test func healthKeys_TurnTheChecksOn_WithAPortAndDrainDelay() throws {

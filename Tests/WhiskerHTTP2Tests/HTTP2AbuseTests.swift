@@ -257,7 +257,10 @@ import WhiskerTesting
     /// `Upgrade: h2c` answered with 101, then no preface: the upgraded request's response is
     /// held for the preface, and the connection closes after the request-header timeout.
     @Test func upgradeWithoutAPreface_IsClosed_AfterTheHeaderTimeout() async throws {
-        let server = makeHTTP2Server { $0.timeouts.requestHeader = .seconds(1) }
+        let server = makeHTTP2Server {
+            $0.timeouts.requestHeader = .seconds(1)
+            $0.acceptsH2CUpgrade = true
+        }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let socket = try await TestClient.connect(to: address)

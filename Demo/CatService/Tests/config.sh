@@ -5,11 +5,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 help=$("$CAT_SERVICE" --help 2>&1 || true)
 for variable in CAT_SERVICE_HOST CAT_SERVICE_PORT CAT_SERVICE_TLS_CERTIFICATE CAT_SERVICE_TLS_PRIVATE_KEY CAT_SERVICE_TLS_PORT \
-    CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_H2C_ONLY CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_METRICS CAT_SERVICE_LOG_LEVEL \
+    CAT_SERVICE_CLEARTEXT CAT_SERVICE_HTTP2 CAT_SERVICE_H2C_ONLY CAT_SERVICE_H2C_UPGRADE CAT_SERVICE_ACCESS_LOG CAT_SERVICE_REQUEST_IDS CAT_SERVICE_METRICS CAT_SERVICE_LOG_LEVEL \
     CAT_SERVICE_WORKERS CAT_SERVICE_MAX_CONNECTIONS CAT_SERVICE_MAX_HEADER_BYTES CAT_SERVICE_MAX_REQUEST_BODY_SIZE CAT_SERVICE_TLS_HANDSHAKE_TIMEOUT CAT_SERVICE_REQUEST_HEADER_TIMEOUT \
     CAT_SERVICE_REQUEST_BODY_TIMEOUT CAT_SERVICE_IDLE_TIMEOUT CAT_SERVICE_WRITE_TIMEOUT CAT_SERVICE_SHUTDOWN_GRACE_PERIOD \
     CAT_SERVICE_TRUSTED_PROXIES CAT_SERVICE_PROXY_PROTOCOL CAT_SERVICE_PROXY_PROTOCOL_SOCKETS CAT_SERVICE_PROXY_HEADER_TIMEOUT \
-    CAT_SERVICE_FORWARDED_FIELDS CAT_SERVICE_HEALTH_CHECKS CAT_SERVICE_HEALTH_PORT CAT_SERVICE_DRAIN_DELAY \
+    CAT_SERVICE_FORWARDED_FIELDS CAT_SERVICE_FORWARDING_FIELD CAT_SERVICE_HEALTH_CHECKS CAT_SERVICE_HEALTH_PORT CAT_SERVICE_DRAIN_DELAY \
     CAT_SERVICE_CORS_ORIGINS CAT_SERVICE_CORS_CREDENTIALS CAT_SERVICE_TLS_CLIENT_CA CAT_SERVICE_TLS_CLIENT_CERTIFICATE \
     CAT_SERVICE_REQUEST_DECOMPRESSION CAT_SERVICE_IO_BACKEND; do
     check_contains "--help documents $variable" "$variable" "$help"
@@ -20,6 +20,12 @@ bad_setting "CAT_SERVICE_TLS_PORT=70000 is refused" 'CAT_SERVICE_TLS_PORT must b
 bad_setting "--port 70000 is refused, naming the flag" '--port must be between 0 and 65535, got 70000' X=1 -- --port 70000
 bad_setting "CAT_SERVICE_HTTP2=maybe is refused" 'CAT_SERVICE_HTTP2 must be true or false, got "maybe"' CAT_SERVICE_HTTP2=maybe --
 bad_setting "--h2c-only with --no-http2 is refused, saying why" '--h2c-only (or CAT_SERVICE_H2C_ONLY=true) needs HTTP/2' X=1 -- --h2c-only --no-http2
+bad_setting "--h2c-upgrade with --no-http2 is refused, saying why" '--h2c-upgrade (or CAT_SERVICE_H2C_UPGRADE=true) needs HTTP/2' X=1 -- --h2c-upgrade --no-http2
+bad_setting "--h2c-upgrade with --trusted-proxy is refused: h2c smuggling" 'is refused with --trusted-proxy (or CAT_SERVICE_TRUSTED_PROXIES): through a proxy that forwards Upgrade' \
+    CAT_SERVICE_H2C_UPGRADE=true -- --trusted-proxy 127.0.0.1
+bad_setting "--forwarding-field X-Real-IP is refused" '--forwarding-field must be X-Forwarded-For, Forwarded or none, got "X-Real-IP"' X=1 -- --trusted-proxy 127.0.0.1 --forwarding-field X-Real-IP
+bad_setting "--forwarding-field without --trusted-proxy is refused" '--forwarding-field needs --trusted-proxy' X=1 -- --forwarding-field Forwarded
+bad_setting "--trusted-proxy RANGE=FIELD with an unknown field is refused" '--trusted-proxy: "127.0.0.1=Via": the field after = must be X-Forwarded-For, Forwarded or none' X=1 -- --trusted-proxy 127.0.0.1=Via
 bad_setting "CAT_SERVICE_METRICS=maybe is refused" 'CAT_SERVICE_METRICS must be true or false, got "maybe"' CAT_SERVICE_METRICS=maybe --
 bad_setting "CAT_SERVICE_LOG_LEVEL=loud is refused" 'CAT_SERVICE_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical, got "loud"' CAT_SERVICE_LOG_LEVEL=loud --
 bad_setting "a certificate without a key (from the environment) is refused" 'go together' CAT_SERVICE_TLS_CERTIFICATE=/x.pem --

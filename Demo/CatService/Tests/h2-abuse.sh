@@ -22,7 +22,7 @@ stop_server
 
 # Five connections at --max-connections 5, each holding a stream: without END_STREAM, with a window
 # of 0, and an Upgrade: h2c without a preface. Each must end within its timeout, then the daemon serves.
-start_server --max-connections 5 --idle-timeout 1 --write-timeout 1 --request-header-timeout 1 --request-body-timeout 1
+start_server --h2c-upgrade --max-connections 5 --idle-timeout 1 --write-timeout 1 --request-header-timeout 1 --request-body-timeout 1
 answer=$("${PROBE[@]}" "$PORT" pin 2>&1 || true)
 check_match "five pinning connections are all closed by the server" '^closed after( [0-9.]+){5}$' "$answer"
 request --http2-prior-knowledge "$BASE/api/emoji"

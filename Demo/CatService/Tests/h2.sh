@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# h2.sh: HTTP/2. h2c with prior knowledge and by Upgrade on the cleartext port (which keeps serving HTTP/1.1),
+# h2.sh: HTTP/2. h2c with prior knowledge and by Upgrade (--h2c-upgrade; without it Upgrade: h2c is served as
+# HTTP/1.1) on the cleartext port (which keeps serving HTTP/1.1),
 # h2 over TLS chosen by ALPN, the clip whole over h2, h2load with 100 streams on one connection
 # and 16 connections x 16 streams without a failed request, --no-http2, and --h2c-only.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CERTS="$WORK/certs"
 "$DEMO_DIR/../../Scripts/make-dev-certificates.sh" "$CERTS" >/dev/null
-start_server --tls-port 0 --tls-certificate "$CERTS/localhost.pem" --tls-private-key "$CERTS/localhost-key.pem"
+start_server --h2c-upgrade --tls-port 0 --tls-certificate "$CERTS/localhost.pem" --tls-private-key "$CERTS/localhost-key.pem"
 TLS_CURL=(--cacert "$CERTS/ca.pem")
 
 request --http2-prior-knowledge "$BASE/api/emoji?count=3"
@@ -28,6 +29,15 @@ check_eq "Upgrade: h2c clip (325 KB, held until the preface): 200, byte-identica
     "200 $(sha256sum <"$CAT_MP4" | cut -d' ' -f1)" "$STATUS $(sha256sum <"$BODY" | cut -d' ' -f1)"
 request --http2 -X POST -d 'a=b' "$BASE/api/emoji"
 check_match "Upgrade: h2c with a body is served over HTTP/1.1" '^HTTP/1.1 405' "$(head -n1 "$HEADERS")"
+UPGRADING=("$SERVER_PID" "$PORT" "$BASE" "$TLS_PORT" "$TLS_BASE")
+start_server
+request --http2 "$BASE/api/emoji?count=2"
+check_eq "without --h2c-upgrade, Upgrade: h2c is served as HTTP/1.1: 200, no 101" "HTTP/1.1 200 OK 2" \
+    "$(head -n1 "$HEADERS" | tr -d '\r') $(count_cats "$(cat "$BODY")")"
+check_eq "without --h2c-upgrade: prior knowledge still works" "200 2" \
+    "$("${CURL[@]}" --http2-prior-knowledge -o /dev/null -w '%{http_code} %{http_version}' "$BASE/api/emoji")"
+stop_server
+SERVER_PID=${UPGRADING[0]} PORT=${UPGRADING[1]} BASE=${UPGRADING[2]} TLS_PORT=${UPGRADING[3]} TLS_BASE=${UPGRADING[4]}
 
 verbose=$("${CURL[@]}" "${TLS_CURL[@]}" --http2 -v -o /dev/null "$TLS_BASE/api/emoji" 2>&1 || true)
 check_contains "https --http2: ALPN chooses h2" "ALPN: server accepted h2" "$verbose"

@@ -62,7 +62,13 @@ request -H 'X-Forwarded-For: 198.51.100.1, 203.0.113.9' "$BASE/api/emoji?count=7
 check_match "trusted (CAT_SERVICE_TRUSTED_PROXIES): the rightmost untrusted address is the client" \
     'client=203\.0\.113\.9 ' "$(wait_for_line 'GET /api/emoji\?count=7 ' "$SERVER_ERR")"
 request -H 'Forwarded: for="[2001:db8::5]:4711";proto=https' "$BASE/api/emoji?count=8"
-check_match "Forwarded (RFC 7239), with the client's port" 'client=\[2001:db8::5\]:4711 ' "$(wait_for_line 'GET /api/emoji\?count=8 ' "$SERVER_ERR")"
+check_match "Forwarded from a proxy that sets X-Forwarded-For (the default) is not read" 'client=127\.0\.0\.1:[0-9]+ ' \
+    "$(wait_for_line 'GET /api/emoji\?count=8 ' "$SERVER_ERR")"
+stop_server
+start_server --access-log --trusted-proxy '127.0.0.1=Forwarded'
+request -H 'Forwarded: for="[2001:db8::5]:4711";proto=https' -H 'X-Forwarded-For: 203.0.113.9' "$BASE/api/emoji?count=8"
+check_match "a proxy that sets Forwarded (--trusted-proxy 127.0.0.1=Forwarded): RFC 7239, with the client's port; its X-Forwarded-For not read" \
+    'client=\[2001:db8::5\]:4711 ' "$(wait_for_line 'GET /api/emoji\?count=8 ' "$SERVER_ERR")"
 stop_server
 start_server --access-log --trusted-proxy 127.0.0.1 --no-forwarded-fields
 request -H 'X-Forwarded-For: 203.0.113.9' "$BASE/api/emoji?count=9"

@@ -4,7 +4,7 @@
 # the next gets 429 with Retry-After, and another client address has its own bucket. The event
 # stream's deadline ends a long stream cleanly (curl sees a complete response of whole events); the
 # census' deadline answers 503 to an upload too slow for it, the count abandoned. Each logged.
-# Behind a trusted proxy, the buckets are the clients that Forwarded names.
+# Behind a trusted proxy that sets Forwarded (--forwarding-field), the buckets are the clients it names.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 start_server --log-level debug --adoption-rate-limit 3/60 --stream-deadline 1.5 --census-deadline 1
@@ -72,8 +72,8 @@ request -H 'Content-Type: application/json' -d '{"name": "Jerry"}' "$BASE/api/ad
 check_eq "CAT_SERVICE_ADOPTION_RATE_LIMIT=1/60: the second adoption is refused" "429 \"adoptCat\";q=1;w=60" "$STATUS $(header RateLimit-Policy)"
 stop_server
 
-echo "Behind a trusted proxy: a bucket for each client its Forwarded field names"
-start_server --trusted-proxy 127.0.0.1 --adoption-rate-limit 1/60
+echo "Behind a trusted proxy that sets Forwarded: a bucket for each client its Forwarded field names"
+start_server --trusted-proxy 127.0.0.1 --forwarding-field Forwarded --adoption-rate-limit 1/60
 for http in --http1.1 --http2-prior-knowledge; do
     client=192.0.2.${FROM[$http]##*.}
     request "$http" -H "Forwarded: for=$client" -H 'Content-Type: application/json' -d '{"name": "Tom"}' "$BASE/api/adopt"

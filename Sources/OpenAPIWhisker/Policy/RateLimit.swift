@@ -17,7 +17,7 @@
 ///
 /// The buckets live in memory, in the server process: each instance of a service behind a load
 /// balancer counts on its own. At most ``maxTrackedClients`` buckets are kept, whatever the number
-/// of distinct clients; past that the oldest is forgotten (see ``maxTrackedClients``).
+/// of distinct clients; past that one of the oldest is forgotten, a limited client last (see ``maxTrackedClients``).
 public struct RateLimit: Sendable, Equatable {
     /// Whose requests share a bucket.
     public enum Key: Sendable, Equatable {
@@ -39,9 +39,10 @@ public struct RateLimit: Sendable, Equatable {
     public var window: Duration
     /// Whose requests share a bucket.
     public var key: Key
-    /// The most buckets kept: 65,536 by default, which take about 6 MB once all in use (measured:
-    /// some 90 bytes a client). When more distinct clients come, the one seen first among those
-    /// kept is forgotten, in constant time.
+    /// The most buckets kept: 65,536 by default, which take about 6.6 MB once all in use (measured:
+    /// some 100 bytes a client). When more distinct clients come, one of the oldest kept is
+    /// forgotten, in constant time: a refilled one first, else the one with the most tokens left,
+    /// a limited client last, so a flood of new keys cannot free a client at 429.
     ///
     /// The trade-off: a client forgotten while its bucket is drained comes back with a full one.
     /// Counting is exact as long as fewer than this many distinct clients arrive within one

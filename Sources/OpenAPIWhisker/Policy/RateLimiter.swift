@@ -16,12 +16,18 @@ import WhiskerSockets
 ///
 /// which is a token bucket of `requests` tokens refilled continuously at `requests / window`, in
 /// integer nanoseconds: `next − now` is the bucket's emptiness as time, so the tokens left are
-/// `(tolerance − (next − now)) / interval`. A bucket is thus 8 bytes, and one that has refilled
-/// (`TAT ≤ now`) says nothing more than a new one.
+/// `(tolerance − (next − now)) / interval`. A bucket is thus a TAT and whether its client was
+/// refused since it was last full, and one that has refilled (`TAT ≤ now`) says nothing more than a
+/// new one.
 ///
 /// The table is bounded: 16 shards (fewer when ``RateLimit/maxTrackedClients`` is smaller), each
-/// behind its own `Mutex` with a dictionary of TATs and a ring of its keys in the order they came.
-/// A full shard forgets its oldest key to make room, in constant time and without a scan; the
+/// behind its own `Mutex` with a dictionary of buckets and a ring of its keys in the order they
+/// came. A full shard forgets one key to make room, chosen among the ``evictionSample`` oldest:
+/// a refilled one at once, else the one with the most tokens left, a refused (limited) client's
+/// counting a whole window fuller, so that it is forgotten last. A flood of new keys thus forgets
+/// the flood's own buckets (one token used each), never a limited client's: forgetting that one
+/// would hand it a full bucket (issue 38: 100,000 spoofed addresses freed a client at 429 under
+/// first-in-first-out eviction). The work stays constant (at most `evictionSample` lookups) and the
 /// shards' capacities add up to `maxTrackedClients` exactly. What forgetting costs is said at
 /// ``RateLimit/maxTrackedClients``; as a key's shard comes from its hash, one shard may fill a
 /// little before the whole table would (100,000 clients in a table of 100,000: some 99,500 kept).
@@ -105,16 +111,20 @@ final class RateLimiter: Sendable {
         let interval = interval, tolerance = tolerance
         return shard.buckets.withLock { buckets in
             let index = buckets.arrivals.index(forKey: key)
-            let next = max(index.map { buckets.arrivals.values[$0] } ?? now, now) + interval
+            let previous = index.map { buckets.arrivals.values[$0] }
+            let next = max(previous?.arrival ?? now, now) + interval
             let ahead = next - now
             guard ahead <= tolerance else {
+                // Refused: the bucket is kept in preference to others (see `Buckets.insert`).
+                if let index { buckets.arrivals.values[index].refused = true }
                 let wait = Self.wholeSeconds(nanoseconds: ahead - tolerance)
                 return Decision(allowed: false, remaining: 0, reset: wait, retryAfter: wait)
             }
-            if let index {
-                buckets.arrivals.values[index] = next
+            if let index, let previous {
+                // A bucket that had refilled forgets that its client was refused before.
+                buckets.arrivals.values[index] = Bucket(arrival: next, refused: previous.refused && previous.arrival > now)
             } else {
-                buckets.insert(key, next)
+                buckets.insert(key, next, now: now, keepLimitedFor: tolerance)
             }
             let slack = tolerance - ahead
             return Decision(
@@ -195,20 +205,51 @@ extension RateLimiter {
         init(capacity: Int) { buckets = Mutex(Buckets(capacity: capacity)) }
     }
 
-    /// A shard's TATs, and its keys in the order they came: a ring once the shard is full.
+    /// One client's bucket: its TAT, and whether it was refused since the bucket was last full.
+    struct Bucket {
+        var arrival: Int64
+        var refused = false
+    }
+
+    /// How many of a full shard's oldest keys are looked at to choose the one to forget.
+    static let evictionSample = 8
+
+    /// A shard's buckets, and its keys in the order they came: a ring once the shard is full.
     private struct Buckets {
         let capacity: Int
-        var arrivals: [Key: Int64] = [:]
+        var arrivals: [Key: Bucket] = [:]
         /// Every key of `arrivals`, the oldest at `oldest` (0 until the shard is full).
         var order: [Key] = []
         var oldest = 0
 
         init(capacity: Int) { self.capacity = capacity }
 
-        /// Adds a key that is not there, forgetting the oldest one when the shard is full.
-        mutating func insert(_ key: Key, _ arrival: Int64) {
+        /// Adds a key that is not there. A full shard first forgets, of its
+        /// ``RateLimiter/evictionSample`` oldest keys, a refilled bucket (`TAT ≤ now`: nothing is
+        /// lost), else the one with the earliest TAT (the most tokens left), a refused client's TAT
+        /// counted `keepLimitedFor` (a window) later: a limited client outlives a flood of new ones.
+        mutating func insert(_ key: Key, _ arrival: Int64, now: Int64, keepLimitedFor: Int64) {
             if arrivals.count == capacity {
-                arrivals.removeValue(forKey: order[oldest])
+                var victim = oldest
+                var position = oldest
+                var lowest = Int64.max
+                for _ in 0..<min(RateLimiter.evictionSample, capacity) {
+                    let bucket = arrivals[order[position]]!
+                    if bucket.arrival <= now {
+                        victim = position
+                        break
+                    }
+                    let score = bucket.arrival + (bucket.refused ? keepLimitedFor : 0)
+                    if score < lowest {
+                        lowest = score
+                        victim = position
+                    }
+                    position = position + 1 == capacity ? 0 : position + 1
+                }
+                // The oldest key takes the forgotten one's place, and the new key the oldest's,
+                // which becomes the newest as `oldest` moves on.
+                arrivals.removeValue(forKey: order[victim])
+                order[victim] = order[oldest]
                 order[oldest] = key
                 oldest = oldest + 1 == capacity ? 0 : oldest + 1
             } else {
@@ -216,7 +257,7 @@ extension RateLimiter {
                 if order.count == order.capacity { order.reserveCapacity(min(capacity, max(16, order.count * 2))) }
                 order.append(key)
             }
-            arrivals[key] = arrival
+            arrivals[key] = Bucket(arrival: arrival)
         }
     }
 }

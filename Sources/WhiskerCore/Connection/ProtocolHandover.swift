@@ -5,7 +5,8 @@ import WhiskerSockets
 /// 1. on a connection's first bytes (``firstBytes(_:on:servesOnlyThisProtocol:)``): a preface
 ///    that is its own (HTTP/2 with prior knowledge), or a TLS stream whose ALPN chose it, takes
 ///    the connection over;
-/// 2. on every HTTP/1.1 request head (``acceptsUpgrade(_:on:)``): `Upgrade: h2c`;
+/// 2. on every HTTP/1.1 request head on a listener that allows it (``ListenerRole/acceptsUpgrade``,
+///    ``acceptsUpgrade(_:on:)``): `Upgrade: h2c`;
 /// 3. when the server refuses a connection at its limit (``refusal(_:reason:)``), so that its
 ///    clients are told in their own protocol.
 ///
@@ -14,6 +15,9 @@ import WhiskerSockets
 package protocol ProtocolHandover: Sendable {
     /// The ALPN names it serves (`h2`), which TLS listeners offer next to `http/1.1`.
     var applicationProtocols: [String] { get }
+    /// Whether listeners that do not decide for themselves (``WhiskerServer/Listener/acceptsH2CUpgrade``
+    /// `nil`) accept the upgrade, on a server that trusts no reverse proxy.
+    var upgradesByDefault: Bool { get }
     /// Checked when the server starts: a configuration it cannot serve throws, naming the setting.
     func validate() throws(WhiskerServerError)
     /// What a connection's first bytes (all of them read so far) say; `servesOnlyThisProtocol`

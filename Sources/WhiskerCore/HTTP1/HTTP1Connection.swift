@@ -156,7 +156,7 @@ final class HTTP1Connection: ConnectionHandler {
                     return
                 }
                 guard case .head(let head)? = event else { return }
-                if !state.isShuttingDown, let handover = context.configuration.protocolHandover, handover.acceptsUpgrade(head, on: socket) {
+                if !state.isShuttingDown, connection.role.acceptsUpgrade, let handover = context.configuration.protocolHandover, handover.acceptsUpgrade(head, on: socket) {
                     handOver(to: handover, upgrade: head)
                     return
                 }

@@ -12,6 +12,11 @@ package struct ListenerRole {
     var servesOnlyHealth = false
     /// Cleartext connections must speak HTTP/2 (h2c with prior knowledge).
     package var servesOnlyHTTP2 = false
+    /// A request may switch protocols with `Upgrade` (h2c): ``WhiskerServer/Listener/acceptsH2CUpgrade``
+    /// resolved when the server starts, where `nil` takes the server-wide switch
+    /// (``ProtocolHandover/upgradesByDefault``) unless proxies are trusted: through a proxy, a
+    /// 101 is a tunnel past it (h2c smuggling).
+    package var acceptsUpgrade = false
 }
 
 extension WhiskerServer {
@@ -52,14 +57,27 @@ extension WhiskerServer {
         /// that a proxy or a gRPC client reaches over h2c use: anything but the HTTP/2 preface gets
         /// GOAWAY(PROTOCOL_ERROR). Needs HTTP/2 on (`configuration.http2`, WhiskerHTTP2).
         public var servesOnlyHTTP2: Bool
+        /// Whether an HTTP/1.1 request here may switch to HTTP/2 with `Upgrade: h2c` and
+        /// `HTTP2-Settings` (answered `101`; HTTP/2 on, cleartext only). `true` or `false` decide
+        /// for this listener alone; `nil` (the default) leaves it to the server-wide switch
+        /// (WhiskerHTTP2's `configuration.acceptsH2CUpgrade`, off by default), which never
+        /// reaches a listener of a server that trusts reverse proxies (`configuration.reverseProxies`).
+        ///
+        /// Off, an `Upgrade: h2c` request is served as HTTP/1.1, the upgrade ignored (RFC 9110
+        /// §7.8); h2c with prior knowledge is served either way. Keep it off behind a proxy that
+        /// forwards `Upgrade` (nginx's WebSocket recipe, HAProxy's `mode http`): a `101` there
+        /// opens a tunnel through the proxy in which the client speaks HTTP/2 that the proxy never
+        /// parses, so its access rules, limits and logs are bypassed (h2c smuggling).
+        public var acceptsH2CUpgrade: Bool?
         /// The TLS side (WhiskerTLS's `.https(...)` sets it), `nil` for cleartext.
         package var secure: (any SecureListener)?
 
         /// Whether connections speak TLS here.
         public var isTLS: Bool { secure != nil }
 
-        package init(address: Address, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false, secure: (any SecureListener)? = nil) {
+        package init(address: Address, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false, acceptsH2CUpgrade: Bool? = nil, secure: (any SecureListener)? = nil) {
             self.address = address
+            self.acceptsH2CUpgrade = acceptsH2CUpgrade
             self.expectsProxyProtocol = expectsProxyProtocol
             self.servesOnlyHealthChecks = servesOnlyHealthChecks
             self.servesOnlyHTTP2 = servesOnlyHTTP2
@@ -73,15 +91,17 @@ extension WhiskerServer {
         ///   - expectsProxyProtocol: Every connection starts with a PROXY protocol header.
         ///   - servesOnlyHealthChecks: The listener answers only the health checks.
         ///   - servesOnlyHTTP2: The listener serves h2c with prior knowledge only (``servesOnlyHTTP2``).
-        public static func tcp(host: String = "127.0.0.1", port: Int, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false) -> Self {
-            Self(address: .tcp(host: host, port: port), expectsProxyProtocol: expectsProxyProtocol, servesOnlyHealthChecks: servesOnlyHealthChecks, servesOnlyHTTP2: servesOnlyHTTP2)
+        ///   - acceptsH2CUpgrade: Whether `Upgrade: h2c` is answered here (``acceptsH2CUpgrade``);
+        ///     `nil` leaves it to the server-wide switch.
+        public static func tcp(host: String = "127.0.0.1", port: Int, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false, acceptsH2CUpgrade: Bool? = nil) -> Self {
+            Self(address: .tcp(host: host, port: port), expectsProxyProtocol: expectsProxyProtocol, servesOnlyHealthChecks: servesOnlyHealthChecks, servesOnlyHTTP2: servesOnlyHTTP2, acceptsH2CUpgrade: acceptsH2CUpgrade)
         }
 
         /// Cleartext HTTP on a Unix domain socket: for a reverse proxy on the same machine
         /// (nginx's `proxy_pass http://unix:/run/cats/cats.sock:`), with no port to expose and the
         /// file's mode deciding who may connect. A peer on it is a process of this machine the
         /// mode lets in: with `configuration.reverseProxies` set it is trusted like a listed
-        /// proxy (its `Forwarded` or `X-Forwarded-For` names the client).
+        /// proxy (the forwarding field it appends to names the client).
         /// - Parameters:
         ///   - path: The socket file's path (at most 107 bytes).
         ///   - permissions: The file's mode; `0o660` (owner and group) by default.
@@ -231,7 +251,7 @@ extension WhiskerServer {
                 throw WhiskerServerError("the listener \(listener.address) expects the PROXY protocol, but no proxy is trusted (configuration.reverseProxies)")
             }
             let wrapper = try listener.secure.map { (secure) throws(WhiskerServerError) in try secure.prepare(offering: offered) }
-            let role = ListenerRole(wrapper: wrapper, expectsProxyProtocol: listener.expectsProxyProtocol, servesOnlyHealth: listener.servesOnlyHealthChecks, servesOnlyHTTP2: listener.servesOnlyHTTP2)
+            let role = ListenerRole(wrapper: wrapper, expectsProxyProtocol: listener.expectsProxyProtocol, servesOnlyHealth: listener.servesOnlyHealthChecks, servesOnlyHTTP2: listener.servesOnlyHTTP2, acceptsUpgrade: listener.acceptsH2CUpgrade ?? (configuration.protocolHandover?.upgradesByDefault == true && configuration.proxyTrust == nil))
             switch listener.address {
             case .tcp(let host, let port):
                 let address: SocketAddress

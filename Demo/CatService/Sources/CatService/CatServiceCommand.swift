@@ -50,7 +50,8 @@ struct CatServiceCommand: AsyncParsableCommand {
             Behind a load balancer: --trusted-proxy names the proxies believed about the client
             (RequestContext.client, the access log's "client"): by the PROXY protocol on the
             --proxy-protocol listeners (a connection there without a valid header from a trusted
-            proxy is closed and logged), and by Forwarded or X-Forwarded-For(-Proto). Nothing is
+            proxy is closed and logged), and by the one field they append to (--forwarding-field,
+            X-Forwarded-For by default; a client's own Forwarded is then never read). Nothing is
             believed by default. --drain-delay keeps serving while /readyz says 503, so balancers
             stop sending work before the listeners close.
             Settings: each flag, else its CAT_SERVICE_* environment variable, else its key in the
@@ -128,7 +129,7 @@ struct CatServiceCommand: AsyncParsableCommand {
     @Flag(
         name: .customLong("http2"),
         inversion: .prefixedNo,
-        help: "Whether to serve HTTP/2: h2c with prior knowledge or Upgrade on the cleartext port, h2 by ALPN over TLS. (default: on; env: CAT_SERVICE_HTTP2=true|false)"
+        help: "Whether to serve HTTP/2: h2c with prior knowledge on the cleartext port (Upgrade: h2c with --h2c-upgrade), h2 by ALPN over TLS. (default: on; env: CAT_SERVICE_HTTP2=true|false)"
     )
     var http2: Bool?
 
@@ -137,6 +138,12 @@ struct CatServiceCommand: AsyncParsableCommand {
         help: "Serve only HTTP/2 (prior knowledge) on the cleartext port, as a backend behind an h2c proxy; HTTP/1.1 there gets GOAWAY. (default: off; env: CAT_SERVICE_H2C_ONLY=true|false)"
     )
     var h2cOnly: Bool = false
+
+    @Flag(
+        name: .customLong("h2c-upgrade"),
+        help: "Answer Upgrade: h2c (curl --http2 on http://) with 101 and HTTP/2 on the cleartext port; without it such a request is served as HTTP/1.1. Not with --trusted-proxy: through a proxy that forwards Upgrade, a 101 is a tunnel past the proxy (h2c smuggling). (default: off; env: CAT_SERVICE_H2C_UPGRADE=true|false)"
+    )
+    var h2cUpgrade: Bool = false
 
     @Flag(
         name: .customLong("access-log"),
@@ -239,7 +246,7 @@ struct CatServiceCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("trusted-proxy"),
-        help: ArgumentHelp("A reverse proxy (an address or CIDR range, e.g. 10.0.0.0/8) whose PROXY protocol header, Forwarded and X-Forwarded-For say who the client is; repeat for more. (default: none; env: CAT_SERVICE_TRUSTED_PROXIES, comma-separated)", valueName: "range")
+        help: ArgumentHelp("A reverse proxy (an address or CIDR range, e.g. 10.0.0.0/8) whose PROXY protocol header and --forwarding-field say who the client is, or RANGE=FIELD for one that sets another field (192.0.2.0/24=Forwarded); repeat for more. (default: none; env: CAT_SERVICE_TRUSTED_PROXIES, comma-separated)", valueName: "range")
     )
     var trustedProxies: [String] = []
 
@@ -261,9 +268,15 @@ struct CatServiceCommand: AsyncParsableCommand {
     @Flag(
         name: .customLong("forwarded-fields"),
         inversion: .prefixedNo,
-        help: "Whether Forwarded, X-Forwarded-For and X-Forwarded-Proto from a --trusted-proxy say who the client is. (default: on; env: CAT_SERVICE_FORWARDED_FIELDS=true|false)"
+        help: "Whether the --forwarding-field of a --trusted-proxy says who the client is. (default: on; env: CAT_SERVICE_FORWARDED_FIELDS=true|false)"
     )
     var forwardedFields: Bool?
+
+    @Option(
+        name: .customLong("forwarding-field"),
+        help: ArgumentHelp("The field the --trusted-proxy proxies append the client to, as nginx's real_ip_header: X-Forwarded-For (with X-Forwarded-Proto), Forwarded, or none (PROXY protocol only). The other field is the client's own and never believed. (default: X-Forwarded-For; env: CAT_SERVICE_FORWARDING_FIELD)", valueName: "field")
+    )
+    var forwardingField: String?
 
     @Flag(
         name: .customLong("health-checks"),
@@ -348,6 +361,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         // Set even when off: an HTTP/2 client with prior knowledge is then told so in HTTP/2.
         configuration.http2 = settings.http2 ? HTTP2Settings() : nil
         configuration.cleartextHTTP2Only = settings.h2cOnly
+        configuration.acceptsH2CUpgrade = settings.h2cUpgrade
         if let certificate = settings.tlsCertificate, let key = settings.tlsPrivateKey {
             var tls = TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key)
             tls.clientCertificates = settings.clientCertificates

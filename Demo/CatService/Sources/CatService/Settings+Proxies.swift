@@ -8,12 +8,23 @@ extension Settings {
         let rangeTexts = !command.trustedProxies.isEmpty ? command.trustedProxies : (try sources.list("proxies.trusted") ?? [])
         let source = !command.trustedProxies.isEmpty ? "--trusted-proxy" : sources.origin(of: "proxies.trusted")
         var proxies: WhiskerServer.ReverseProxies?
+        var field = WhiskerServer.ForwardingField.xForwardedFor
+        if let text = try command.forwardingField ?? sources.string("proxies.forwardingField") {
+            guard let named = WhiskerServer.ForwardingField(text) else {
+                let origin = command.forwardingField != nil ? "--forwarding-field" : sources.origin(of: "proxies.forwardingField")
+                throw ValidationError("\(origin) must be X-Forwarded-For, Forwarded or none, got \"\(text)\"")
+            }
+            field = named
+        }
         if !rangeTexts.isEmpty {
             do {
-                proxies = try WhiskerServer.ReverseProxies(trusting: rangeTexts)
+                // Each a range, or RANGE=FIELD for proxies that set another field.
+                proxies = try WhiskerServer.ReverseProxies(trustingEntries: rangeTexts, forwardingField: field)
             } catch {
                 throw ValidationError("\(source): \(error)")
             }
+        } else if command.forwardingField != nil {
+            throw ValidationError("--forwarding-field needs --trusted-proxy (or CAT_SERVICE_TRUSTED_PROXIES): the proxies that set it")
         }
         let listenerText = try command.proxyProtocol ?? sources.string("proxies.proxyProtocol")
         let sockets = !command.proxyProtocolSockets.isEmpty ? command.proxyProtocolSockets : (try sources.list("proxies.proxyProtocolSockets") ?? [])

@@ -21,6 +21,8 @@ struct Settings {
     var cleartext: Bool
     var http2: Bool
     var h2cOnly: Bool
+    /// Upgrade: h2c answered with 101 on the cleartext port.
+    var h2cUpgrade: Bool
     var accessLog: Bool
     var requestIDs: Bool
     var metrics: Bool
@@ -63,6 +65,7 @@ struct Settings {
         cleartext = try command.cleartext ?? sources.bool("cleartext") ?? true
         http2 = try command.http2 ?? sources.bool("http2.enabled") ?? true
         h2cOnly = try (command.h2cOnly ? true : nil) ?? sources.bool("http2.cleartextOnly") ?? false
+        h2cUpgrade = try (command.h2cUpgrade ? true : nil) ?? sources.bool("http2.upgrade") ?? false
         accessLog = try command.accessLog ?? sources.bool("accessLog") ?? false
         requestIDs = try command.requestIDs ?? sources.bool("requestIDs") ?? false
         metrics = try command.metrics ?? sources.bool("metrics") ?? false
@@ -155,6 +158,12 @@ struct Settings {
         }
         guard !h2cOnly || http2 else {
             throw ValidationError("--h2c-only (or CAT_SERVICE_H2C_ONLY=true) needs HTTP/2, which --no-http2 (or CAT_SERVICE_HTTP2=false) turns off")
+        }
+        guard !h2cUpgrade || http2 else {
+            throw ValidationError("--h2c-upgrade (or CAT_SERVICE_H2C_UPGRADE=true) needs HTTP/2, which --no-http2 (or CAT_SERVICE_HTTP2=false) turns off")
+        }
+        guard !h2cUpgrade || reverseProxies == nil else {
+            throw ValidationError("--h2c-upgrade (or CAT_SERVICE_H2C_UPGRADE=true) is refused with --trusted-proxy (or CAT_SERVICE_TRUSTED_PROXIES): through a proxy that forwards Upgrade, a 101 opens a tunnel past it (h2c smuggling); a proxy reaches cat-service over h2c with prior knowledge (--h2c-only)")
         }
     }
 

@@ -20,6 +20,7 @@ enum SettingsSources {
         "tls.port": "CAT_SERVICE_TLS_PORT", "tls.clientCA": "CAT_SERVICE_TLS_CLIENT_CA",
         "tls.clientCertificate": "CAT_SERVICE_TLS_CLIENT_CERTIFICATE",
         "http2.enabled": "CAT_SERVICE_HTTP2", "http2.cleartextOnly": "CAT_SERVICE_H2C_ONLY",
+        "http2.upgrade": "CAT_SERVICE_H2C_UPGRADE",
         "workers": "CAT_SERVICE_WORKERS", "ioBackend": "CAT_SERVICE_IO_BACKEND", "requestIDs": "CAT_SERVICE_REQUEST_IDS",
         "limits.maxConnections": "CAT_SERVICE_MAX_CONNECTIONS", "limits.maxHeaderBytes": "CAT_SERVICE_MAX_HEADER_BYTES",
         "limits.maxRequestBodySize": "CAT_SERVICE_MAX_REQUEST_BODY_SIZE",
@@ -30,7 +31,7 @@ enum SettingsSources {
         "cors.origins": "CAT_SERVICE_CORS_ORIGINS", "cors.credentials": "CAT_SERVICE_CORS_CREDENTIALS",
         "proxies.trusted": "CAT_SERVICE_TRUSTED_PROXIES", "proxies.proxyProtocol": "CAT_SERVICE_PROXY_PROTOCOL",
         "proxies.proxyProtocolSockets": "CAT_SERVICE_PROXY_PROTOCOL_SOCKETS", "proxies.headerTimeout": "CAT_SERVICE_PROXY_HEADER_TIMEOUT",
-        "proxies.forwardedFields": "CAT_SERVICE_FORWARDED_FIELDS",
+        "proxies.forwardedFields": "CAT_SERVICE_FORWARDED_FIELDS", "proxies.forwardingField": "CAT_SERVICE_FORWARDING_FIELD",
         "health.enabled": "CAT_SERVICE_HEALTH_CHECKS", "health.port": "CAT_SERVICE_HEALTH_PORT", "health.drainDelay": "CAT_SERVICE_DRAIN_DELAY",
         "compression.enabled": "CAT_SERVICE_COMPRESSION", "compression.requestDecompression": "CAT_SERVICE_REQUEST_DECOMPRESSION",
         // cat-service's own.
