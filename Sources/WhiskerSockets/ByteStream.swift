@@ -62,6 +62,9 @@ public protocol ByteStream: AnyObject {
     /// For a peer that does not read: a plain close leaves the kernel delivering the queued bytes
     /// to it for minutes after the connection is gone from the server.
     func abort()
+    /// The bytes written to the peer that it has not taken yet: queued in the process, or in the
+    /// kernel's send queue (not sent, or sent and not acknowledged). See `IdleDrainCheck`.
+    var unsentByteCount: Int { get }
 }
 
 /// The outcome of one ``ByteStream/read(into:)``.
@@ -100,6 +103,9 @@ extension ByteStream {
 
     /// A stream with no reset of its own closes.
     public func abort() { close() }
+
+    /// A stream that cannot tell.
+    public var unsentByteCount: Int { 0 }
 
     /// A stream with no handshake of its own.
     public var isHandshaking: Bool { false }

@@ -417,6 +417,15 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         close(failingWritesWith: SocketError(call: "write", code: EPIPE))
     }
 
+    /// The bytes written to the peer that it has not taken: queued here, or in
+    /// the kernel's send queue (ioctl `SIOCOUTQ`: not sent, or sent and not acknowledged). One
+    /// system call; see `IdleDrainCheck` for what it is for.
+    public var unsentByteCount: Int {
+        assertOnQueue()
+        guard !isClosed else { return 0 }
+        return queuedBytes + kernelUnsentBytes(fd)
+    }
+
     /// Closes now: queued writes fail, the descriptor leaves the worker's epoll set and is closed.
     /// Calls ``onClose`` once. What the current read turn wrote is offered to the kernel first, as
     /// it would have been outside a turn (an answer written just before closing still goes out).

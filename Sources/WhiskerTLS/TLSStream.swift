@@ -151,6 +151,8 @@ public final class TLSStream: ByteStream {
 
     public func abort() { socket.abort() }
 
+    public var unsentByteCount: Int { socket.unsentByteCount }
+
     private func sendOutput() {
         if let output = session.takeOutput() { socket.write(output[...], flush: true, completion: nil) }
     }
