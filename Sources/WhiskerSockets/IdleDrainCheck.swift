@@ -10,18 +10,20 @@ package import Dispatch
 /// 19.4 MB) while the kernel went on delivering at the client's pace. The process-side checks
 /// (write stall, minimum response rate) never saw those bytes.
 ///
-/// So at the idle deadline the connection asks its stream how much the peer still has to take
-/// (``ByteStream/unsentByteCount``, `SIOCOUTQ`):
+/// So at the idle deadline the connection asks how much the peer still has to take
+/// (``SocketConnection/unsentByteCount``, `SIOCOUTQ`):
 /// - nothing: close as usual (FIN);
 /// - something, at the first look: look again one idle period later (the bytes are counted now);
 /// - something, at a later look: keep waiting while the peer took them at least at the minimum
 ///   response rate (any progress at all, without one) since the last look; else reset
 ///   (`SO_LINGER` 0): the kernel drops them at once and no orphan is left.
 ///
-/// A slow download that keeps going is never cut; a stalled or trickling reader is reset one idle
-/// period after it went idle. A close the client asked for (`Connection: close`, read in full) is
-/// not an idle close and stays a FIN. (Bounding `SO_SNDBUF` instead would cap every fast
-/// client's throughput, and still leave an orphan.)
+/// HTTP/1.1 hands this to its socket (``SocketConnection/closeIdle(lookingAgainAfter:minimumBytesPerSecond:)``,
+/// which shuts the write side and keeps the socket meanwhile); HTTP/2 keeps its connection open
+/// and counts it in its idle deadline. A slow download that keeps going is never cut; a stalled
+/// or trickling reader is reset one idle period after it went idle. A close the client asked for
+/// (`Connection: close`, read in full) is not an idle close and stays a FIN. (Bounding
+/// `SO_SNDBUF` instead would cap every fast client's throughput, and still leave an orphan.)
 package struct IdleDrainCheck: Equatable, Sendable {
     /// The peer's unsent bytes at the last look, and when.
     private var lastLook: (unsent: Int, at: DispatchTime)?

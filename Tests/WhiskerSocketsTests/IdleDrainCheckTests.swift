@@ -64,4 +64,45 @@ import Testing
         let unsent = try #require(await iterator.next())
         #expect(unsent > 200_000, "the write completed into the kernel, the client read nothing: \(unsent)")
     }
+
+    /// closeIdle with 300 KB the client never reads: the write side is shut at once, and one
+    /// look later (200 ms) the connection is reset, not left to an orphan.
+    @Test(arguments: IOBackend.allForTests) func closeIdle_ResetsAPeerThatDoesNotRead(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend, clientReceiveBuffer: 16 * 1024, serverSendBuffer: 512 * 1024)
+        defer { close(client) }
+        let events = AsyncStream.makeStream(of: String.self)
+        connection.run { connection in
+            connection.onClose = { events.continuation.yield("closed") }
+            connection.write([UInt8](repeating: 0x62, count: 300_000)[...]) { _ in
+                connection.closeIdle(lookingAgainAfter: .milliseconds(200), minimumBytesPerSecond: 240)
+                events.continuation.yield(connection.isClosed ? "closed at once" : "draining")
+            }
+        }
+        var iterator = events.stream.makeAsyncIterator()
+        #expect(await iterator.next() == "draining")
+        #expect(await iterator.next() == "closed")
+        // The client's kernel got a reset: reading ends in ECONNRESET, short of the 300 KB.
+        var received = 0
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var result = 0
+        repeat {
+            result = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            received += max(result, 0)
+        } while result > 0
+        #expect(result < 0 && errno == ECONNRESET, "a reset, not a FIN")
+        #expect(received < 300_000)
+    }
+
+    /// closeIdle with a client that reads it all: the whole response, then a FIN.
+    @Test(arguments: IOBackend.allForTests) func closeIdle_LetsAReadingPeerHaveEverything(backend: IOBackend) async throws {
+        let (client, connection) = try await connectedPair(backend: backend, clientReceiveBuffer: 16 * 1024, serverSendBuffer: 512 * 1024)
+        defer { close(client) }
+        let response = [UInt8](repeating: 0x62, count: 300_000)
+        connection.run { connection in
+            connection.write(response[...]) { _ in
+                connection.closeIdle(lookingAgainAfter: .milliseconds(200), minimumBytesPerSecond: 240)
+            }
+        }
+        #expect(readAll(client) == response, "everything, then end of stream (a reset would cut it short)")
+    }
 }

@@ -16,8 +16,6 @@ answer=$("${PROBE[@]}" "$PORT" orphans 20 5 2>&1 || true)
 echo "  ($answer, 5 s after the requests, the idle timeout 1 s)"
 check_match "20 slow readers of pipelined clips: no socket of the server holds unsent bytes 5 s on" \
     '^sockets holding: 0 ' "$answer"
-check "each slow reader's connection was reset, and logged" \
-    test "$(grep -c 'stopped reading its response; resetting' "$SERVER_OUT" "$SERVER_ERR" | awk -F: '{ n += $2 } END { print n }')" -ge 20
 
 answer=$("${PROBE[@]}" "$PORT" orphans-h2 20 5 2>&1 || true)
 echo "  (h2c: $answer)"

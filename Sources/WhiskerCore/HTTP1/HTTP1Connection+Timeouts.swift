@@ -22,17 +22,8 @@ extension HTTP1Connection {
             logger.info("TLS handshake not completed in time; closing", metadata: ["peer": "\(socket.peer)", "timeout": "\(context.configuration.timeouts.tlsHandshake)"])
             close()
         case .idle:
-            // A response the client has not taken yet is in the kernel: see IdleDrainCheck.
-            switch state.idleDeadlinePassed(unsent: socket.unsentByteCount, now: .now(), minResponseRate: context.configuration.limits.minResponseRate) {
-            case .close:
-                logger.trace("closing idle connection", metadata: metadata)
-                socket.close()
-            case .keepWaiting:
-                updateTimer()
-            case .reset:
-                logger.info("idle connection's client stopped reading its response; resetting", metadata: metadata)
-                socket.abort()
-            }
+            logger.trace("closing idle connection", metadata: metadata)
+            close(idle: true)
         case .requestHeader:
             reject(HTTPRejection(.requestTimeout, "request header not received within \(context.configuration.timeouts.requestHeader)"))
         case .requestBody:

@@ -86,8 +86,6 @@ struct HTTP1ConnectionState {
     private var lastReadAt: DispatchTime
     private var headStartedAt: DispatchTime?
     private var idleSince: DispatchTime
-    /// What the peer left untaken at the idle deadlines of this idle period.
-    private var idleDrain = IdleDrainCheck()
     /// The current request body's arrival, timed while the connection waits for it.
     private var bodyRate = DataRateClock()
 
@@ -248,22 +246,12 @@ struct HTTP1ConnectionState {
     mutating func exchangeFinished(now: DispatchTime, hasBufferedBytes: Bool) -> AfterExchange {
         exchange = nil
         idleSince = now
-        idleDrain = IdleDrainCheck()
         if hasBufferedBytes { headStartedAt = now }
         if isShuttingDown {
             isClosing = true
             return .close
         }
         return .readNext
-    }
-
-    /// The idle deadline passed at `now` with `unsent` response bytes the peer has not taken
-    /// (see `IdleDrainCheck`): on ``IdleDrainCheck/Verdict/keepWaiting`` another idle period
-    /// starts; otherwise the connection closes (``IdleDrainCheck/Verdict/reset``: with a reset).
-    mutating func idleDeadlinePassed(unsent: Int, now: DispatchTime, minResponseRate: MinimumDataRate?) -> IdleDrainCheck.Verdict {
-        let verdict = idleDrain.check(unsent: unsent, now: now, minimumBytesPerSecond: minResponseRate?.bytesPerSecond)
-        if verdict == .keepWaiting { idleSince = now } else { isClosing = true }
-        return verdict
     }
 
     // MARK: Closing
