@@ -5,7 +5,8 @@
                                   dynamic-table entry; prints the frame types the server answered with
     h2probe.py PORT expand N      N connections, each a 16 KB HEADERS of references to a 4 KB entry
                                   (48 MB once decoded); prints what each got back
-    h2probe.py PORT amplify PID N  HPACK amplification's CPU: N HEADERS frames of 16 KB, each a
+    h2probe.py PORT amplify PID N [F]  HPACK amplification's CPU: N HEADERS frames of 16 KB (with F,
+                                  blocks of F frames: HEADERS and F-1 CONTINUATIONs), each a
                                   request plus ~16,300 one-byte references to a 4 KB dynamic-table
                                   entry (65 MB once decoded), one at a time on a connection (a new
                                   one when the server ends it), then N plain 16 KB literal frames;
@@ -160,13 +161,13 @@ def answer_or_goaway(sock, stream, deadline):
     return "timeout"
 
 
-def amplify(port, pid, count):
+def amplify(port, pid, count, frames_per_block=1):
     entry = literal("x-big", "v" * 4000, indexed=True)
 
     def amplified(stream, first):
         # The entry is added once per connection (its first block); later blocks only refer to it.
         block = request("GET", "/api/emoji") + (entry if first else b"")
-        return frame(HEADERS, END_STREAM | END_HEADERS, stream, block + b"\xbe" * (16384 - len(block)))
+        return header_block(stream, block + b"\xbe" * (16384 * frames_per_block - len(block)))
 
     def plain(stream, first):
         block = request("GET", "/api/emoji")
@@ -263,7 +264,7 @@ if __name__ == "__main__":
     elif mode == "expand":
         expand(port, int(sys.argv[3]))
     elif mode == "amplify":
-        amplify(port, int(sys.argv[3]), int(sys.argv[4]))
+        amplify(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 1)
     elif mode == "stall":
         stall(port, int(sys.argv[3]), int(sys.argv[4]))
     else:
