@@ -67,7 +67,7 @@ public protocol ByteStream: AnyObject {
     var unsentByteCount: Int { get }
     /// Closes a connection that went idle, keeping it (write side shut) while the peer still
     /// takes what was written to it at `minimumBytesPerSecond`, looked at every `period`, and
-    /// resetting it when the peer stops: see ``SocketConnection/closeIdle(lookingAgainAfter:minimumBytesPerSecond:)``.
+    /// resetting it when the peer stops: see ``/WhiskerSockets/SocketConnection/closeIdle(lookingAgainAfter:minimumBytesPerSecond:)``.
     func closeIdle(lookingAgainAfter period: Duration, minimumBytesPerSecond: Double?)
 }
 
