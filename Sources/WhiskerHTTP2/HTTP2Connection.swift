@@ -202,11 +202,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             guard let stream = streams.removeValue(forKey: id) else { return }
             // What the handler did not read goes back to the connection's window.
             session.consume(streamID: id, count: stream.end())
-            guard streams.isEmpty else { return }
-            if state.lastStreamClosed(now: .now()) { return finishShutdown() }
-            // The idle deadline starts now, earlier than the streams' check the timer is armed for
-            // (a stream closing as its last frame goes out, in flush(), arms nothing else).
-            updateTimer()
+            if streams.isEmpty, state.lastStreamClosed(now: .now()) { finishShutdown() }
         case .shutdownNoticeAcknowledged:
             sendFinalGoAway()
         }

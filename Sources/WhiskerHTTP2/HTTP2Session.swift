@@ -122,7 +122,8 @@ package final class HTTP2Session {
         mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, maxSize: Int, maxFields: Int) -> Step {
             size += name.count + value.count + 32
             if name.first != UInt8(ascii: ":") {
-                let isCookie = name.elementsEqual("cookie".utf8)
+                // Compared as bytes: a String's UTF-8 view would cost an allocation a field.
+                let isCookie = name.count == 6 && StaticString("cookie").withUTF8Buffer { $0.elementsEqual(name) }
                 if !isCookie || !sawCookie { regularFields += 1 }
                 sawCookie = sawCookie || isCookie
             }

@@ -11,7 +11,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PROBE=(timeout 60 python3 "$TESTS_DIR/slowread.py")
 
-start_server --idle-timeout 1
+# (--request-body-timeout 1: HTTP/2 finds its idle deadline at its next check of the streams, which
+# runs at the shortest of the body and write timeouts and the body rate's grace period.)
+start_server --idle-timeout 1 --request-body-timeout 1
 answer=$("${PROBE[@]}" "$PORT" orphans 20 5 2>&1 || true)
 echo "  ($answer, 5 s after the requests, the idle timeout 1 s)"
 check_match "20 slow readers of pipelined clips: no socket of the server holds unsent bytes 5 s on" \
