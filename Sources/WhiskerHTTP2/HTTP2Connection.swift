@@ -174,9 +174,6 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         case .headersTooLarge(let id, let reason):
             guard session.mayStart(streamID: id) else { return }
             reject(HTTPRejection(.requestHeaderFieldsTooLarge, reason), id: id, stream: open(id))
-        case .headersAbandoned(let id, let reason):
-            // The session reset the stream itself; a handler on it (trailers) ends with its close.
-            logger.info("rejected request", metadata: ["peer": "\(socket.peer)", "stream": "\(id)", "answer": "RST_STREAM(ENHANCE_YOUR_CALM)", "reason": "\(reason)"])
         case .data(let id, let bytes):
             guard let stream = streams[id] else {
                 session.consume(streamID: id, count: bytes.count)

@@ -14,9 +14,9 @@ public struct HTTP2Settings: Sendable, Equatable {
     /// SETTINGS_MAX_HEADER_LIST_SIZE: the largest request header list, in HPACK's accounting
     /// (name + value + 32 bytes a field, every cookie crumb a field, counted as it is decoded); a
     /// larger one gets 431. One that runs 25 % past it is decoded no further (HPACK can make a
-    /// 16 KB frame 65 MB of fields, each validated): its stream is reset (ENHANCE_YOUR_CALM).
-    /// Four refused header blocks at once (one forgiven every 10 s) end the connection with
-    /// GOAWAY(ENHANCE_YOUR_CALM).
+    /// 16 KB frame 65 MB of fields, each validated), and the connection ends with
+    /// GOAWAY(ENHANCE_YOUR_CALM), as it does after four refused header blocks at once (one
+    /// forgiven every 10 s).
     public var maxHeaderListSize: UInt32 = 80 * 1024
     /// The largest frame payload the server sends (SETTINGS_MAX_FRAME_SIZE applies to what the peer sends).
     public var maxFrameSize: UInt32 = 16 * 1024

@@ -110,9 +110,6 @@ private final class Harness {
             opened.insert(id)
             let stream = open(id, isHEAD: false, isRequestComplete: false, handler: .immediate)
             reject(HTTPRejection(.requestHeaderFieldsTooLarge, reason), id: id, stream: stream)
-        case .headersAbandoned(let id, _):
-            // A block far past the limit: the session reset the stream itself.
-            opened.insert(id)
         case .data(let id, let bytes):
             guard let stream = streams[id] else {
                 session.consume(streamID: id, count: bytes.count)
