@@ -14,6 +14,14 @@ int whisker_accept_nonblocking(int fd, void *address, void *length) {
 
 #include <sys/epoll.h>
 
+#include <sys/ioctl.h>
+
+int whisker_unsent_bytes(int fd) {
+    int count = 0;
+    // SIOCOUTQ (linux/sockios.h) is TIOCOUTQ, which <sys/ioctl.h> defines without the kernel's headers.
+    return ioctl(fd, TIOCOUTQ, &count) < 0 ? -1 : count;
+}
+
 int whisker_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }

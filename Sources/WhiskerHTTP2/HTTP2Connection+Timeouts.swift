@@ -42,9 +42,18 @@ extension HTTP2Connection {
             sendFinalGoAway()
             updateTimer()
         case .idle:
-            logger.trace("closing idle HTTP/2 connection", metadata: ["peer": "\(socket.peer)"])
-            session.goAway()
-            finishShutdown()
+            // Responses the client has not taken yet are in the kernel: see IdleDrainCheck.
+            switch state.idleDeadlinePassed(unsent: socket.unsentByteCount, now: .now(), minResponseRate: context.configuration.limits.minResponseRate) {
+            case .close:
+                logger.trace("closing idle HTTP/2 connection", metadata: ["peer": "\(socket.peer)"])
+                session.goAway()
+                finishShutdown()
+            case .keepWaiting:
+                updateTimer()
+            case .reset:
+                logger.info("idle HTTP/2 connection's client stopped reading its responses; resetting", metadata: ["peer": "\(socket.peer)"])
+                socket.abort()
+            }
         case .streams:
             checkStreams()
             updateTimer()

@@ -34,6 +34,8 @@ struct HTTP2ConnectionState {
     private(set) var outputHeldSince: DispatchTime?
     /// Since when no stream has been open.
     private(set) var idleSince: DispatchTime?
+    /// What the client left untaken at the idle deadlines of this idle period.
+    private var idleDrain = IdleDrainCheck()
     /// When the open streams are next checked; `nil` while none is open.
     var streamCheckAt: DispatchTime?
 
@@ -61,6 +63,7 @@ struct HTTP2ConnectionState {
     /// final GOAWAY went out), so the connection closes.
     mutating func lastStreamClosed(now: DispatchTime) -> Bool {
         idleSince = now
+        idleDrain = IdleDrainCheck()
         streamCheckAt = nil
         return isFinalGoAwaySent
     }
@@ -78,6 +81,14 @@ struct HTTP2ConnectionState {
         guard !isFinalGoAwaySent, !isClosed else { return false }
         isFinalGoAwaySent = true
         return true
+    }
+
+    /// The idle deadline passed at `now` with `unsent` bytes the client has not taken (see
+    /// `IdleDrainCheck`): on `keepWaiting` another idle period starts.
+    mutating func idleDeadlinePassed(unsent: Int, now: DispatchTime, minResponseRate: MinimumDataRate?) -> IdleDrainCheck.Verdict {
+        let verdict = idleDrain.check(unsent: unsent, now: now, minimumBytesPerSecond: minResponseRate?.bytesPerSecond)
+        if verdict == .keepWaiting { idleSince = now }
+        return verdict
     }
 
     /// The stream closed: nothing more is written, no deadline applies.

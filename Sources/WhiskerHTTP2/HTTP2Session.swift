@@ -9,9 +9,10 @@ internal import CNGHTTP2
 /// nghttp2 pulls them as flow control allows, and each chunk's completion runs (from
 /// ``takeOutput()``) once nghttp2 has framed all of it.
 ///
-/// Two rules of RFC 9113 are the session's own: a request header list is counted as it is decoded
+/// Two rules of RFC 9113 are the session's own: a header list is counted as it is decoded
 /// (HPACK can expand a few bytes into megabytes), and a refused one is reported as
-/// ``Event/headersTooLarge(streamID:reason:)`` without keeping its fields; and a stream the
+/// ``Event/headersTooLarge(streamID:reason:)`` without keeping its fields, or, once it runs far
+/// past the limit, not decoded any further: the connection ends (see ``HeaderBudget``); and a stream the
 /// connection asks to stop (``stopRequestAfterResponse(streamID:)``) is reset with NO_ERROR once
 /// its response has been sent (§8.1), so that a client stops sending a body nobody will read.
 package final class HTTP2Session {
@@ -46,6 +47,11 @@ package final class HTTP2Session {
     private var headerBlock: HeaderBlock?
     private let maxHeaderListSize: Int
     private let maxHeaderFields: Int
+    /// Header blocks refused on this connection (``HeaderBudget/refusals``): past it, GOAWAY.
+    private var refusedHeaderBlocks = ResetRateLimit(burst: HeaderBudget.refusals, perSecond: HeaderBudget.refusalsRefillPerSecond)
+    /// The fields nghttp2 handed to the session so far (each validated by nghttp2 first): the
+    /// work header decoding cost, which the tests bound.
+    package private(set) var headerFieldsDecoded = 0
     /// The highest stream id a client request has opened so far.
     private var highestRequestStreamID: Int32 = 0
     private var outgoing: [Int32: OutgoingBody] = [:]
@@ -72,37 +78,66 @@ package final class HTTP2Session {
         var framed = 0
     }
 
-    /// The fields of one request header block, counted against the limits as they arrive.
+    /// The fields of one header block (a request's, or trailers), counted against the limits as
+    /// they arrive.
     private struct HeaderBlock {
         let streamID: Int32
+        /// A request's block, whose fields are kept; trailers are only counted.
+        let isRequest: Bool
         var fields: [(name: String, value: String)]
-        /// The header list size as HPACK counts it: name + value + 32 a field (RFC 9113 §6.5.2).
+        /// The header list size as HPACK counts it: name + value + 32 a field (RFC 9113 §6.5.2),
+        /// every cookie crumb a field of its own.
         var size = 0
+        /// Regular (not pseudo-) fields, the crumbs of a split cookie counted as one field, as
+        /// HTTP/1.1 counts its one `Cookie` line (a browser splits a cookie into crumbs to
+        /// compress it better; their number is bounded by ``size`` all the same).
         var regularFields = 0
+        private var sawCookie = false
         /// Why the block is refused, once it is; its fields are no longer kept.
         var refusal: String?
 
-        init(streamID: Int32) {
+        init(streamID: Int32, isRequest: Bool) {
             self.streamID = streamID
+            self.isRequest = isRequest
             fields = []
             // Room for a usual request's fields at once, not grown field by field.
-            fields.reserveCapacity(16)
+            if isRequest { fields.reserveCapacity(16) }
         }
 
-        mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, maxSize: Int, maxFields: Int) {
-            guard refusal == nil else { return }
+        /// What one more field makes of the block.
+        enum Step {
+            /// Within the limits (kept, for a request).
+            case kept
+            /// It takes the block past a limit: refused from now on (a request's gets 431).
+            case refused
+            /// Refused and past the bound of ``HeaderBudget/slack``: decode no more of it.
+            case stop
+            /// Refused before, still within the bound: counted only.
+            case counted
+        }
+
+        mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, maxSize: Int, maxFields: Int) -> Step {
             size += name.count + value.count + 32
-            if name.first != UInt8(ascii: ":") { regularFields += 1 }
+            if name.first != UInt8(ascii: ":") {
+                // Compared as bytes: a String's UTF-8 view would cost an allocation a field.
+                let isCookie = name.count == 6 && StaticString("cookie").withUTF8Buffer { $0.elementsEqual(name) }
+                if !isCookie || !sawCookie { regularFields += 1 }
+                sawCookie = sawCookie || isCookie
+            }
+            if refusal != nil {
+                return HeaderBudget.isPastSlack(size: size, fields: regularFields, maxSize: maxSize, maxFields: maxFields) ? .stop : .counted
+            }
             if size > maxSize {
                 refusal = "request header list larger than \(maxSize) bytes"
             } else if regularFields > maxFields {
                 refusal = "more than \(maxFields) header fields"
+            } else {
+                if isRequest { fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))) }
+                return .kept
             }
-            if refusal != nil {
-                fields = []
-                return
-            }
-            fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            fields = []
+            // Trailers get no answer of their own: nothing is gained by reading on.
+            return isRequest ? .refused : .stop
         }
     }
 
@@ -359,17 +394,44 @@ package final class HTTP2Session {
     }
 
     fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) {
-        if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
-            highestRequestStreamID = max(highestRequestStreamID, frame.pointee.hd.stream_id)
-            headerBlock = HeaderBlock(streamID: frame.pointee.hd.stream_id)
-        } else {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else {
             headerBlock = nil
+            return
+        }
+        let isRequest = frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+        if isRequest { highestRequestStreamID = max(highestRequestStreamID, frame.pointee.hd.stream_id) }
+        headerBlock = HeaderBlock(streamID: frame.pointee.hd.stream_id, isRequest: isRequest)
+    }
+
+    /// One decoded field (nghttp2 has validated it). Returns 0 to go on, or
+    /// `NGHTTP2_ERR_CALLBACK_FAILURE` to stop decoding there and end the connection (GOAWAY
+    /// ENHANCE_YOUR_CALM is queued): once the block runs far past the limit, or the connection's
+    /// budget of refused blocks is spent. (`NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE` would reset
+    /// only the stream, but nghttp2 must then inflate the rest of the block to keep the HPACK
+    /// table in step: 16,000 references still cost 0.25 ms, more than a plain 16 KB frame.)
+    fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Int32 {
+        headerFieldsDecoded += 1
+        let streamID = frame.pointee.hd.stream_id
+        guard headerBlock?.streamID == streamID else { return 0 }
+        switch headerBlock!.add(name: name, value: value, maxSize: maxHeaderListSize, maxFields: maxHeaderFields) {
+        case .kept, .counted:
+            return 0
+        case .refused:
+            return refusalCounted() ? 0 : Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+        case .stop:
+            let block = headerBlock!
+            headerBlock = nil
+            terminate(errorCode: UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue), reason: (block.refusal ?? "header list too large") + HeaderBudget.stopNote(block.isRequest))
+            return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
         }
     }
 
-    fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard headerBlock?.streamID == frame.pointee.hd.stream_id else { return }  // trailers: ignored
-        headerBlock?.add(name: name, value: value, maxSize: maxHeaderListSize, maxFields: maxHeaderFields)
+    /// A header block was refused: counted against the connection's budget. False when the budget
+    /// is spent: the session ends (GOAWAY ENHANCE_YOUR_CALM, saying why).
+    private func refusalCounted() -> Bool {
+        if refusedHeaderBlocks.take(now: .now) { return true }
+        terminate(errorCode: UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue), reason: "too many header blocks past the header list limit")
+        return false
     }
 
     /// A frame arrived whole. Returns false when the client reset streams past the rate: the
@@ -379,15 +441,16 @@ package final class HTTP2Session {
         let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch Int(frame.pointee.hd.type) {
         case Int(NGHTTP2_HEADERS.rawValue):
-            if let block = headerBlock, block.streamID == streamID {
+            if let block = headerBlock, block.streamID == streamID, block.isRequest {
                 headerBlock = nil
                 if let refusal = block.refusal {
                     events.append(.headersTooLarge(streamID: streamID, reason: refusal))
                 } else {
                     events.append(.request(streamID: streamID, fields: block.fields, endStream: endStream))
                 }
-            } else if endStream {
-                events.append(.endStream(streamID: streamID))
+            } else {
+                headerBlock = nil
+                if endStream { events.append(.endStream(streamID: streamID)) }
             }
         case Int(NGHTTP2_DATA.rawValue):
             if endStream { events.append(.endStream(streamID: streamID)) }
@@ -484,10 +547,8 @@ private enum Callbacks {
     }
 
     static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
-        if let frame, let name, let value {
-            session(userData).header(frame, name: UnsafeBufferPointer(start: name, count: nameLength), value: UnsafeBufferPointer(start: value, count: valueLength))
-        }
-        return 0
+        guard let frame, let name, let value else { return 0 }
+        return session(userData).header(frame, name: UnsafeBufferPointer(start: name, count: nameLength), value: UnsafeBufferPointer(start: value, count: valueLength))
     }
 
     static let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in

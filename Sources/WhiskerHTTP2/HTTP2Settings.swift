@@ -12,7 +12,11 @@ public struct HTTP2Settings: Sendable, Equatable {
     /// The connection-wide receive window (all streams' unread bytes together).
     public var connectionWindowSize: Int32 = 4 * 1024 * 1024
     /// SETTINGS_MAX_HEADER_LIST_SIZE: the largest request header list, in HPACK's accounting
-    /// (name + value + 32 bytes a field, counted as it is decoded); a larger one gets 431.
+    /// (name + value + 32 bytes a field, every cookie crumb a field, counted as it is decoded); a
+    /// larger one gets 431. One that runs 25 % past it is decoded no further (HPACK can make a
+    /// 16 KB frame 65 MB of fields, each validated), and the connection ends with
+    /// GOAWAY(ENHANCE_YOUR_CALM), as it does after four refused header blocks at once (one
+    /// forgiven every 10 s).
     public var maxHeaderListSize: UInt32 = 80 * 1024
     /// The largest frame payload the server sends (SETTINGS_MAX_FRAME_SIZE applies to what the peer sends).
     public var maxFrameSize: UInt32 = 16 * 1024

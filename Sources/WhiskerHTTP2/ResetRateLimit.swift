@@ -10,9 +10,13 @@ struct ResetRateLimit {
     private var refilledAt: ContinuousClock.Instant?
 
     init(burst: UInt64, perSecond: UInt64) {
-        self.burst = Double(burst)
-        self.perSecond = Double(perSecond)
-        tokens = Double(burst)
+        self.init(burst: Double(burst), perSecond: Double(perSecond))
+    }
+
+    init(burst: Double, perSecond: Double) {
+        self.burst = burst
+        self.perSecond = perSecond
+        tokens = burst
     }
 
     /// Takes one reset at `now`: false when the bucket is empty (the connection should end).

@@ -62,6 +62,13 @@ public protocol ByteStream: AnyObject {
     /// For a peer that does not read: a plain close leaves the kernel delivering the queued bytes
     /// to it for minutes after the connection is gone from the server.
     func abort()
+    /// The bytes written to the peer that it has not taken yet: queued in the process, or in the
+    /// kernel's send queue (not sent, or sent and not acknowledged). See `IdleDrainCheck`.
+    var unsentByteCount: Int { get }
+    /// Closes a connection that went idle, keeping it (write side shut) while the peer still
+    /// takes what was written to it at `minimumBytesPerSecond`, looked at every `period`, and
+    /// resetting it when the peer stops: see ``/WhiskerSockets/SocketConnection/closeIdle(lookingAgainAfter:minimumBytesPerSecond:)``.
+    func closeIdle(lookingAgainAfter period: Duration, minimumBytesPerSecond: Double?)
 }
 
 /// The outcome of one ``ByteStream/read(into:)``.
@@ -100,6 +107,12 @@ extension ByteStream {
 
     /// A stream with no reset of its own closes.
     public func abort() { close() }
+
+    /// A stream that cannot tell.
+    public var unsentByteCount: Int { 0 }
+
+    /// A stream that cannot tell closes.
+    public func closeIdle(lookingAgainAfter period: Duration, minimumBytesPerSecond: Double?) { close() }
 
     /// A stream with no handshake of its own.
     public var isHandshaking: Bool { false }

@@ -27,7 +27,8 @@ final class LingerDeadlines: Sendable {
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "whisker.linger-deadlines")
 
-    /// Closes `connection` on its queue at `deadline` unless ``remove(_:)`` comes first.
+    /// Closes `connection` on its queue at `deadline` unless ``remove(_:)`` comes first (a
+    /// draining one is looked at again instead: `SocketConnection.lingerDeadlinePassed()`).
     func add(_ connection: SocketConnection, deadline: DispatchTime) {
         let entry = Entry(deadline: deadline, connection: WeakConnection(connection))
         let schedule = state.withLock { state -> Bool in
@@ -85,6 +86,6 @@ private struct WeakConnection: @unchecked Sendable {
 
     func closeOnItsQueue() {
         let weakSelf = self
-        queue.async { weakSelf.connection?.close() }
+        queue.async { weakSelf.connection?.lingerDeadlinePassed() }
     }
 }

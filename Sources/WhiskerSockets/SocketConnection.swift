@@ -84,6 +84,9 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         /// Close once the queue drains, then discard what the peer still sends until EOF.
         case closeAfterFlush(linger: DispatchTimeInterval, onlyForUnreadInput: Bool)
         case discarding(budget: Int)
+        /// Closed for idleness with bytes the peer has not taken (``closeIdle(lookingAgainAfter:minimumBytesPerSecond:)``):
+        /// the write side is shut, input is discarded, and every `period` the peer's progress decides.
+        case draining(IdleDrainCheck, period: Duration, minimumBytesPerSecond: Double?, budget: Int)
     }
 
     /// Takes ownership of an accepted socket.
@@ -157,6 +160,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         guard !isClosed else { return }
         if interest.contains(.read) && (readiness.isReadable || readiness.isFailed) {
             if case .discarding = lingerState { discardInput(); return }
+            if case .draining = lingerState { discardDrainingInput(); return }
             readTurn()
         } else if readiness.isFailed && !interest.contains(.write) {
             close()
@@ -406,6 +410,71 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         if budget <= 0 { close() }
     }
 
+    /// Closes a connection that went idle: at once when the peer has taken everything written to
+    /// it (``unsentByteCount`` is 0), as ``close()`` does. Otherwise the kernel still holds a
+    /// response the peer has not read (the send buffer autotunes to megabytes, and a connection
+    /// is idle once its last response is in it): a plain close would leave it to an orphaned socket
+    /// in FIN-WAIT-1, delivering at the peer's pace for as long as the peer keeps its window barely
+    /// open. So the write side is shut (a FIN after the bytes), what the peer sends is discarded,
+    /// and the connection is looked at again every `period`: it closes once the peer has taken
+    /// everything, waits on while the peer takes the bytes at `minimumBytesPerSecond` (any
+    /// progress, when `nil`), and is reset (`SO_LINGER` 0: the kernel drops them) when it does
+    /// not. A slow download that keeps going is never cut; a stalled reader holds the buffer one
+    /// `period` more, never as an orphan. (Bounding `SO_SNDBUF` instead would cap every fast
+    /// client's throughput, and still leave an orphan.)
+    public func closeIdle(lookingAgainAfter period: Duration, minimumBytesPerSecond: Double?) {
+        assertOnQueue()
+        guard !isClosed else { return }
+        var check = IdleDrainCheck()
+        guard check.check(unsent: unsentByteCount, now: .now(), minimumBytesPerSecond: minimumBytesPerSecond) == .keepWaiting else { return close() }
+        lingerState = .draining(check, period: period, minimumBytesPerSecond: minimumBytesPerSecond, budget: 1 << 20)
+        shutdown(fd, Int32(SHUT_WR))
+        if !isReading { startReading {} } else { resumeReading() }
+        discardDrainingInput()
+        if !isClosed { LingerDeadlines.shared.add(self, deadline: Self.after(period)) }
+    }
+
+    /// `period` from now.
+    private static func after(_ period: Duration) -> DispatchTime {
+        let (seconds, attoseconds) = period.components
+        return .now() + Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// What the peer sends while its connection drains is read and dropped (up to 1 MiB, then the
+    /// reading stops), so that the final close is not a reset that destroys what it has not read;
+    /// at its end of stream the connection closes if the peer has taken everything, else the next
+    /// look decides.
+    private func discardDrainingInput() {
+        guard case .draining(let check, let period, let rate, var budget) = lingerState else { return }
+        var scratch = ReadBuffer(capacity: 16 * 1024)
+        while budget > 0 {
+            let result = try? read(into: &scratch, chunk: 16 * 1024)
+            guard case .bytes(let count)? = result else {
+                if result == .wouldBlock { break }
+                if result == .endOfStream, unsentByteCount == 0 { return close() }
+                budget = 0
+                break
+            }
+            budget -= count
+            scratch.moveReaderIndex(forwardBy: scratch.readableBytes)
+        }
+        lingerState = .draining(check, period: period, minimumBytesPerSecond: rate, budget: budget)
+        if budget <= 0 { pauseReading() }
+    }
+
+    /// The deadline of a lingering close passed: a draining connection (see
+    /// ``closeIdle(lookingAgainAfter:minimumBytesPerSecond:)``) is looked at again; any other closes.
+    func lingerDeadlinePassed() {
+        guard case .draining(var check, let period, let rate, let budget) = lingerState else { return close() }
+        switch check.check(unsent: unsentByteCount, now: .now(), minimumBytesPerSecond: rate) {
+        case .close: close()
+        case .reset: abort()
+        case .keepWaiting:
+            lingerState = .draining(check, period: period, minimumBytesPerSecond: rate, budget: budget)
+            LingerDeadlines.shared.add(self, deadline: Self.after(period))
+        }
+    }
+
     /// Closes now with a reset: `SO_LINGER` of zero makes the kernel drop what it still holds for
     /// the peer and send RST, instead of delivering it to a peer that does not read.
     public func abort() {
@@ -415,6 +484,15 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<LibC.linger>.size))
         // Not close(): a reset drops what is queued, so the read turn's bytes are not sent first.
         close(failingWritesWith: SocketError(call: "write", code: EPIPE))
+    }
+
+    /// The bytes written to the peer that it has not taken: queued here, or in
+    /// the kernel's send queue (ioctl `SIOCOUTQ`: not sent, or sent and not acknowledged). One
+    /// system call; see `IdleDrainCheck` for what it is for.
+    public var unsentByteCount: Int {
+        assertOnQueue()
+        guard !isClosed else { return 0 }
+        return queuedBytes + kernelUnsentBytes(fd)
     }
 
     /// Closes now: queued writes fail, the descriptor leaves the worker's epoll set and is closed.
@@ -431,7 +509,10 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         guard !isClosed else { return }
         isClosed = true
         onReadable = nil
-        if case .discarding = lingerState { LingerDeadlines.shared.remove(self) }
+        switch lingerState {
+        case .discarding, .draining: LingerDeadlines.shared.remove(self)
+        case .none, .closeAfterFlush: break
+        }
         let failed = pending[pendingHead...].compactMap(\.completion)
         pending.removeAll()
         pendingHead = 0

@@ -151,6 +151,12 @@ public final class TLSStream: ByteStream {
 
     public func abort() { socket.abort() }
 
+    public var unsentByteCount: Int { socket.unsentByteCount }
+
+    public func closeIdle(lookingAgainAfter period: Duration, minimumBytesPerSecond: Double?) {
+        socket.closeIdle(lookingAgainAfter: period, minimumBytesPerSecond: minimumBytesPerSecond)
+    }
+
     private func sendOutput() {
         if let output = session.takeOutput() { socket.write(output[...], flush: true, completion: nil) }
     }

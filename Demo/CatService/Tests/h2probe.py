@@ -5,6 +5,14 @@
                                   dynamic-table entry; prints the frame types the server answered with
     h2probe.py PORT expand N      N connections, each a 16 KB HEADERS of references to a 4 KB entry
                                   (48 MB once decoded); prints what each got back
+    h2probe.py PORT amplify PID N [F]  HPACK amplification's CPU: N HEADERS frames of 16 KB (with F,
+                                  blocks of F frames: HEADERS and F-1 CONTINUATIONs), each a
+                                  request plus ~16,300 one-byte references to a 4 KB dynamic-table
+                                  entry (65 MB once decoded), one at a time on a connection (a new
+                                  one when the server ends it), then N plain 16 KB literal frames;
+                                  prints the server's CPU per frame of each (all of PID's threads,
+                                  /proc/PID/task/*/schedstat), and the frames each connection took
+                                  before the server ended it with GOAWAY and its error code
     h2probe.py PORT pin           five connections that would each hold the server forever: two
                                   send HEADERS without END_STREAM, two announce a window of 0 and ask
                                   for the clip, one sends Upgrade: h2c and no preface; waits (at most
@@ -113,6 +121,82 @@ def expand(port, count):
         print(read_frames(sock, 1, time.monotonic() + 10))
 
 
+def cpu_ns(pid):
+    """CPU time of every thread of `pid` so far, in nanoseconds (schedstat's first field)."""
+    import glob
+    total = 0
+    for path in glob.glob("/proc/%d/task/*/schedstat" % pid):
+        try:
+            with open(path) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that ended meanwhile
+    return total
+
+
+def answer_or_goaway(sock, stream, deadline):
+    """Reads until `stream` ends (END_STREAM or RST_STREAM: returns its frame's name) or a GOAWAY
+    arrives (returns "GOAWAY(code)") or the server closes ("closed")."""
+    buffer = b""
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            chunk = sock.recv(65536)
+        except socket.timeout:
+            break
+        except ConnectionResetError:
+            return "closed"
+        if not chunk:
+            return "closed"
+        buffer += chunk
+        while len(buffer) >= 9 and len(buffer) >= 9 + int.from_bytes(buffer[:3], "big"):
+            length = int.from_bytes(buffer[:3], "big")
+            kind, flags, sid = buffer[3], buffer[4], int.from_bytes(buffer[5:9], "big") & 0x7FFFFFFF
+            payload = buffer[9:9 + length]
+            buffer = buffer[9 + length:]
+            if kind == GOAWAY:
+                return "GOAWAY(%d)" % int.from_bytes(payload[4:8], "big")
+            if sid == stream and (kind == RST_STREAM or (kind in (HEADERS, DATA) and flags & END_STREAM)):
+                return NAMES[kind]
+    return "timeout"
+
+
+def amplify(port, pid, count, frames_per_block=1):
+    entry = literal("x-big", "v" * 4000, indexed=True)
+
+    def amplified(stream, first):
+        # The entry is added once per connection (its first block); later blocks only refer to it.
+        block = request("GET", "/api/emoji") + (entry if first else b"")
+        return header_block(stream, block + b"\xbe" * (16384 * frames_per_block - len(block)))
+
+    def plain(stream, first):
+        block = request("GET", "/api/emoji")
+        return frame(HEADERS, END_STREAM | END_HEADERS, stream, block + literal("x-pad", "p" * (16384 - len(block) - 12)))
+
+    results = {}
+    for name, make in (("amplified", amplified), ("literal", plain)):
+        sent, connections, outcomes = 0, [], []
+        started = cpu_ns(pid)
+        while sent < count:
+            sock, stream, taken = connect(port), 1, 0
+            while sent < count:
+                sock.sendall(make(stream, taken == 0))
+                sent += 1
+                taken += 1
+                outcome = answer_or_goaway(sock, stream, time.monotonic() + 10)
+                if outcome.startswith("GOAWAY") or outcome in ("closed", "timeout"):
+                    connections.append("%d frames, then %s" % (taken, outcome))
+                    break
+                outcomes.append(outcome)
+                stream += 2
+            sock.close()
+        spent = cpu_ns(pid) - started
+        results[name] = spent / count / 1e6
+        print("%s: %d frames, %.3f ms CPU each; answers: %s; connections ended: %s" % (
+            name, count, results[name], " ".join(sorted(set(outcomes))) or "-", "; ".join(sorted(set(connections))) or "none"))
+    print("ratio: %.1f" % (results["amplified"] / results["literal"]))
+
+
 def pin(port):
     started = time.monotonic()
     socks = [connect(port), connect(port)]
@@ -179,6 +263,8 @@ if __name__ == "__main__":
         fields(port)
     elif mode == "expand":
         expand(port, int(sys.argv[3]))
+    elif mode == "amplify":
+        amplify(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 1)
     elif mode == "stall":
         stall(port, int(sys.argv[3]), int(sys.argv[4]))
     else:

@@ -41,6 +41,10 @@ int whisker_available_processors(void);
 /// peak otherwise. Does nothing (returns 0) on other C libraries.
 unsigned long whisker_release_free_memory(unsigned long threshold);
 
+/// The bytes a TCP socket's send queue still holds (sent and not acknowledged, or not sent yet):
+/// ioctl(SIOCOUTQ), which Swift cannot call (ioctl is variadic). -1 with errno on failure.
+int whisker_unsent_bytes(int fd);
+
 #endif // __linux__
 
 /// The bytes malloc has handed out and not had back: mallinfo2's `uordblks` (chunks in its

@@ -25,7 +25,7 @@ extension HTTP1Connection {
             close()
         case .idle:
             logger.trace("closing idle connection", metadata: metadata)
-            close()
+            close(idle: true)
         case .requestHeader:
             reject(HTTPRejection(.requestTimeout, "request header not received within \(context.configuration.timeouts.requestHeader)"))
         case .requestBody:

@@ -318,10 +318,11 @@ final class HTTP1Connection: ConnectionHandler {
         }
     }
 
-    /// Closes now (aborting anything in flight).
-    func close() {
+    /// Closes now (aborting anything in flight). For idleness (`idle`), a response the client
+    /// has not read yet is not left to an orphaned socket: see `ByteStream.closeIdle`.
+    func close(idle: Bool = false) {
         state.closing()
-        socket.close()
+        if idle { socket.closeIdle(lookingAgainAfter: context.configuration.timeouts.idle, minimumBytesPerSecond: context.configuration.limits.minResponseRate?.bytesPerSecond) } else { socket.close() }
     }
 
     /// Closes now with a reset, dropping what waits for a peer that does not read.

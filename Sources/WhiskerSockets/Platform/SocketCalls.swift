@@ -44,6 +44,18 @@ func acceptNonBlocking(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _
     #endif
 }
 
+/// The bytes the kernel still holds in `fd`'s send queue for the peer (not sent, or sent and not
+/// acknowledged): ioctl(SIOCOUTQ) on Linux, `SO_NWRITE` on Darwin; 0 when it cannot tell.
+func kernelUnsentBytes(_ fd: Int32) -> Int {
+    #if os(Linux)
+    Int(max(0, whisker_unsent_bytes(fd)))
+    #elseif canImport(Darwin)
+    var count: Int32 = 0
+    var length = socklen_t(MemoryLayout<Int32>.size)
+    return getsockopt(fd, SOL_SOCKET, SO_NWRITE, &count, &length) == 0 ? Int(count) : 0
+    #endif
+}
+
 /// The name ``acceptNonBlocking(_:_:_:)``'s errors carry: the system call it makes.
 var acceptCallName: String {
     #if os(Linux)
