@@ -91,9 +91,9 @@ core_lines = sum(
     if not line.lstrip().startswith("///")
 )
 # 2942: Listener.acceptsH2CUpgrade (issue 38, h2c smuggling), a per-listener security option that
-# only the listener of the core can carry. 2965: a route's own minimum request-body rate
-# (RequestBodyRate, issue 38 item 5), carried beside its body limit from the route to the
-# connection's timer, and the rate's pause while a response streams: the core's own limits.
+# only the listener of the core can carry. 2965: the own minimum request-body rate of a route
+# (RequestBodyRate, issue 38 item 5), carried beside its body limit from the route to the timer
+# of the connection, and the pause of the rate while a response streams: limits of the core.
 core_budget = 2965
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
