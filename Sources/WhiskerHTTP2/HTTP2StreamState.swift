@@ -1,4 +1,5 @@
 package import Dispatch
+import WhiskerSockets
 package import WhiskerCore
 
 /// One HTTP/2 stream's lifecycle, without any I/O: whether its request body is read, drained or

@@ -431,13 +431,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         shutdown(fd, Int32(SHUT_WR))
         if !isReading { startReading {} } else { resumeReading() }
         discardDrainingInput()
-        if !isClosed { LingerDeadlines.shared.add(self, deadline: Self.after(period)) }
-    }
-
-    /// `period` from now.
-    private static func after(_ period: Duration) -> DispatchTime {
-        let (seconds, attoseconds) = period.components
-        return .now() + Double(seconds) + Double(attoseconds) / 1e18
+        if !isClosed { LingerDeadlines.shared.add(self, deadline: DispatchTime.now().adding(period)) }
     }
 
     /// What the peer sends while its connection drains is read and dropped (up to 1 MiB, then the
@@ -471,7 +465,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         case .reset: abort()
         case .keepWaiting:
             lingerState = .draining(check, period: period, minimumBytesPerSecond: rate, budget: budget)
-            LingerDeadlines.shared.add(self, deadline: Self.after(period))
+            LingerDeadlines.shared.add(self, deadline: DispatchTime.now().adding(period))
         }
     }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 import WhiskerCore
 @testable import WhiskerHTTP2
+import WhiskerSockets
 
 /// ``HTTP2ConnectionState`` alone: the GOAWAY sequence, held output and the deadlines, from
 /// made-up times and no socket.

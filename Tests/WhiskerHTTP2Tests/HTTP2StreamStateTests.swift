@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import WhiskerCore
 import WhiskerHTTP2
+import WhiskerSockets
 
 /// ``HTTP2StreamState`` driven by events alone: no session, no socket, times passed in.
 @Suite struct HTTP2StreamStateTests {

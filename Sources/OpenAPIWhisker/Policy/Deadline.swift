@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import WhiskerSockets
 
 /// Runs `operation` in a task of its own and returns its result, or `nil` as soon as `deadline`
 /// passes first: then that task is cancelled and, unless `awaitingCancelledWork`, left to end when
@@ -50,9 +51,7 @@ final class DeadlineTimer: @unchecked Sendable {
     /// A started timer that calls `handler` at `deadline` (at once if it has passed).
     init(at deadline: ContinuousClock.Instant, handler: @escaping @Sendable () -> Void) {
         source = DispatchSource.makeTimerSource(queue: .global())
-        // In seconds, at most a year ahead (a Double past Int64's nanoseconds would trap).
-        let seconds = min(max(ContinuousClock.now.duration(to: deadline) / .seconds(1), 0), 31_536_000)
-        source.schedule(deadline: .now() + seconds, leeway: .milliseconds(10))
+        source.schedule(deadline: DispatchTime.now().adding(ContinuousClock.now.duration(to: deadline)), leeway: .milliseconds(10))
         source.setEventHandler(handler: handler)
         source.activate()
     }

@@ -1,4 +1,4 @@
-package import Dispatch
+import Dispatch
 import HTTPTypes
 import Logging
 
@@ -54,15 +54,5 @@ extension HTTP1Connection {
         } else {
             reject(HTTPRejection(.requestTimeout, reason), exchange: exchange)
         }
-    }
-}
-
-extension DispatchTime {
-    /// This time plus a Swift `Duration`.
-    package func adding(_ duration: Duration) -> DispatchTime {
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let total = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue + attoseconds / 1_000_000_000
-        return self + DispatchTimeInterval.nanoseconds(Int(clamping: total))
     }
 }

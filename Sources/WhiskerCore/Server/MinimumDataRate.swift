@@ -1,4 +1,5 @@
 package import Dispatch
+import WhiskerSockets
 
 /// The slowest a client may send a request body or read a response before the server gives up
 /// on it: past `gracePeriod`, a transfer must average at least `bytesPerSecond`, counted only

@@ -65,7 +65,7 @@ import WhiskerCore
         #expect(try await withDeadline(.now - .seconds(1)) { try? await Task.sleep(for: .seconds(30)); return 1 } == nil)
         // A body cut at its deadline has stopped writing when the call returns.
         let writing = Mutex(false)
-        let cut = try await withDeadline(.now + .milliseconds(50), awaitingCancelledWork: true) {
+        let cut: Void? = try await withDeadline(.now + .milliseconds(50), awaitingCancelledWork: true) {
             writing.withLock { $0 = true }
             try? await Task.sleep(for: .seconds(30))
             writing.withLock { $0 = false }
