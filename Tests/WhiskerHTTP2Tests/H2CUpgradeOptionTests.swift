@@ -93,7 +93,7 @@ import WhiskerTesting
         let server = makeHTTP2Server {
             $0.acceptsH2CUpgrade = true
             $0.reverseProxies = try? .init(trusting: ["10.0.0.0/8"])
-            $0.listeners = [.tcp(port: 0, acceptsH2CUpgrade: true), .tcp(port: 0, acceptsH2CUpgrade: false), .tcp(port: 0)]
+            $0.listeners = [.tcp(port: 0).acceptingH2CUpgrade(true), .tcp(port: 0).acceptingH2CUpgrade(false), .tcp(port: 0)]
         }
         try registerBasicRoutes(on: server)
         try await server.withRunningAddresses { addresses in

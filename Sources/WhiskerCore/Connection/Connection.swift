@@ -26,6 +26,8 @@ public final class Connection {
     package let socket: SocketConnection?
     /// What the listener that accepted the connection asks of it.
     package let role: ListenerRole
+    /// The options of the listener that accepted the connection (``ListenerOption``).
+    public var listenerOptions: ListenerOptions { role.options }
     /// What the connection started with before HTTP, on a listener that expects it: the PROXY
     /// protocol header (``ProxyTrust``), which requests' contexts carry.
     package var preamble: ConnectionPreamble?
@@ -54,8 +56,8 @@ public final class Connection {
         }
         stream.startReading { [self] in handler?.readable() }
         var nothing = ReadBuffer()
-        if role.expectsProxyProtocol, let trust = context.configuration.proxyTrust {
-            handOver(to: trust.preambleReader(for: self), buffered: &nothing)
+        if let reader = context.contributions.proxyTrust?.preambleReader(for: self) {
+            handOver(to: reader, buffered: &nothing)
         } else {
             startHTTP1()
         }
@@ -69,7 +71,7 @@ public final class Connection {
 
     /// Where a request on this connection came from, for its ``RequestContext``.
     package func requestOrigin(httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor) -> RequestOrigin {
-        RequestOrigin(peer: stream.peer, httpVersion: httpVersion, tls: tls, executor: executor, preamble: preamble, servesOnlyHealth: role.servesOnlyHealth)
+        RequestOrigin(peer: stream.peer, httpVersion: httpVersion, tls: tls, executor: executor, preamble: preamble, listenerOptions: role.options)
     }
 
     /// Makes `handler` the connection's protocol from now on, and starts it with `buffered`: the

@@ -19,7 +19,7 @@ extension ServerContext {
     /// be read): with trusted reverse proxies (``ProxyTrust``), the client they name.
     func requestContext(for head: HTTPRequest?, origin: RequestOrigin) -> RequestContext {
         let requestID = RequestContext.requestID(fromClient: head?.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs)
-        guard let trust = configuration.proxyTrust else {
+        guard let trust = contributions.proxyTrust else {
             return RequestContext(peer: origin.peer, httpVersion: origin.httpVersion, tls: origin.tls, requestID: requestID)
         }
         let (client, scheme) = trust.client(of: origin, fields: head?.headerFields)
