@@ -61,7 +61,7 @@ extension ServerContext {
             for hook in earlyAnswers {
                 guard let answer = hook.answer(head, path: pathOnly, context: early) else { continue }
                 if case .rejection(let refusal, _) = answer {
-                    logger.info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(refusal.status.code)", "reason": "\(LogValue.quoted(refusal.reason))"])
+                    logger.forRequest(context.requestID).info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(refusal.status.code)", "reason": "\(LogValue.quoted(refusal.reason))"])
                 }
                 self.answer(answer, to: head, context: context, write: writeLocal)
                 return .answered
