@@ -1,7 +1,7 @@
 public import WhiskerCore
 
 /// The listener option of a cleartext listener that serves HTTP/2 only (h2c with prior
-/// knowledge; ``WhiskerServer/Listener/servingOnlyHTTP2()``).
+/// knowledge; `Listener.servingOnlyHTTP2()`).
 public struct HTTP2Only: ListenerOption, Equatable {
     /// The option.
     public init() {}
@@ -16,7 +16,7 @@ public struct HTTP2Only: ListenerOption, Equatable {
 }
 
 /// Whether an HTTP/1.1 request on a listener may switch to HTTP/2 with `Upgrade: h2c`, decided for
-/// that listener alone (``WhiskerServer/Listener/acceptingH2CUpgrade(_:)``).
+/// that listener alone (`Listener.acceptingH2CUpgrade(_:)`).
 public struct H2CUpgrade: ListenerOption, Equatable {
     /// Whether `Upgrade: h2c` is answered with `101` here.
     public var accepts: Bool

@@ -1,6 +1,6 @@
 public import WhiskerCore
 
-/// The listener option of the health checks' own listener (``WhiskerServer/Listener/servingOnlyHealthChecks()``).
+/// The listener option of the health checks' own listener (`Listener.servingOnlyHealthChecks()`).
 public struct HealthChecksOnly: ListenerOption, Equatable {
     /// The option.
     public init() {}

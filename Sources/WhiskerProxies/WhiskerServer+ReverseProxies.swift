@@ -143,7 +143,7 @@ struct TrustedProxies: ServerFeature, ProxyTrust {
 }
 
 /// The listener option of a listener whose every connection starts with a PROXY protocol header
-/// (``WhiskerServer/Listener/expectingProxyProtocol()``).
+/// (`Listener.expectingProxyProtocol()`).
 public struct ProxyProtocolFirst: ListenerOption, Equatable {
     /// The option.
     public init() {}

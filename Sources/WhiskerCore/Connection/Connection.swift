@@ -4,11 +4,11 @@ public import WhiskerSockets
 /// One accepted connection: its byte stream (a socket, or a wrapper such as TLS around it) and
 /// the handler that speaks its protocol. Every connection starts with HTTP/1.1; a handler may
 /// hand the connection over to another protocol (HTTP/2 by ALPN, by its preface or after
-/// `Upgrade: h2c`, see ``ProtocolHandover``) with ``handOver(to:buffered:)``, after which the
+/// `Upgrade: h2c`, see ``ProtocolHandover``; or after a `101`, ``ProtocolSwitch``) with `handOver(to:buffered:)`, after which the
 /// stream's events go straight to the new handler: nothing is forwarded through the old one.
-/// The registry entry (``onClose``) belongs to the connection, so it outlives any handover.
+/// The registry entry (`onClose`) belongs to the connection, so it outlives any handover.
 ///
-/// Ownership: while the stream is open, its callbacks (read readiness, ``onClose``) hold the
+/// Ownership: while the stream is open, its callbacks (read readiness, `onClose`) hold the
 /// connection, and the connection holds its current handler, which holds the connection back
 /// (strongly: a handler may close the stream in the middle of a batch of events and must still be
 /// able to read the connection afterwards). Nothing holds it `unowned`. When the stream closes it

@@ -1,5 +1,3 @@
-public import HTTPTypes
-
 /// A capability added to a server as a value: what it contributes to every connection and every
 /// request, through the core's public seam. The modules' features are set with one-line sugar
 /// (`configuration.cors`, `.http2`, `.healthChecks`, `.compression`, `.metrics`, ...); yours go
