@@ -171,7 +171,7 @@ final class HTTP1Connection: ConnectionHandler {
     /// request without a body that has the field is asked about, and none while shutting down.
     private func upgrade(asked head: RequestHead) -> (any ProtocolHandover)? {
         guard !state.isShuttingDown, head.isHTTP11, head.framing == .none, !context.handovers.isEmpty,
-              head.request.headerFields[.upgrade] != nil else { return nil }
+              head.request.headerFields.contains(.upgrade) else { return nil }
         return context.handovers.first { $0.acceptsUpgrade(head.request, on: connection) }
     }
 
