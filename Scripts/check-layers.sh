@@ -99,7 +99,8 @@ core_lines = sum(
 # itself (ServerFeature and its contributions, ListenerOption, the public early answer and
 # handover), which replaced the package slots of the configuration and the feature flags of the
 # listener; to be paid back when the implied listeners become factory functions (issue 39 item 2).
-core_budget = 3150
+# 3160: Logger.current bound for every request, with the request id (issue 39 item 5).
+core_budget = 3160
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 
