@@ -41,15 +41,13 @@ public struct CompressionSettings: Sendable {
     /// - Parameters:
     ///   - codings: The codings offered, most preferred first.
     ///   - minimumSize: The smallest body worth compressing, in bytes.
-    ///   - gzipLevel: zlib's level, 1...9.
-    ///   - brotliQuality: Brotli's quality, 0...11.
+    ///   - gzipLevel: zlib's level, 1...9 (another is a startup error).
+    ///   - brotliQuality: Brotli's quality, 0...11 (another is a startup error).
     ///   - additionalTypes: More media types to compress.
     public init(
         codings: [ContentCoding] = [.brotli, .gzip], minimumSize: Int = 256, gzipLevel: Int = 6, brotliQuality: Int = 4,
         additionalTypes: Set<String> = []
     ) {
-        precondition((1...9).contains(gzipLevel), "gzipLevel must be 1...9, got \(gzipLevel)")
-        precondition((0...11).contains(brotliQuality), "brotliQuality must be 0...11, got \(brotliQuality)")
         self.codings = codings
         self.minimumSize = max(0, minimumSize)
         self.gzipLevel = gzipLevel

@@ -10,6 +10,16 @@ struct ResponseCompression: ServerFeature, ResponseStep {
 
     func contribute(to contributions: inout ServerFeatureContributions) { contributions.add(self as any ResponseStep) }
 
+    /// Levels the libraries do not take are a startup error naming the setting.
+    func validate(_ configuration: WhiskerServer.Configuration) throws(WhiskerServerError) {
+        guard (1...9).contains(settings.gzipLevel) else {
+            throw WhiskerServerError("configuration.compression: gzipLevel must be 1...9, got \(settings.gzipLevel)")
+        }
+        guard (0...11).contains(settings.brotliQuality) else {
+            throw WhiskerServerError("configuration.compression: brotliQuality must be 0...11, got \(settings.brotliQuality)")
+        }
+    }
+
     func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
         response = encode(response, for: request)
     }

@@ -25,6 +25,21 @@ import WhiskerTesting
         return server
     }
 
+    /// A level zlib or Brotli does not take is a startup error naming it, not a crash; the
+    /// extremes they take start.
+    @Test(arguments: [(0, 4, "gzipLevel must be 1...9, got 0"), (6, 12, "brotliQuality must be 0...11, got 12"), (9, 11, nil), (1, 0, nil)] as [(Int, Int, String?)])
+    func levelsOutOfRange_AreStartupErrors(gzip: Int, brotli: Int, error expected: String?) async throws {
+        var settings = CompressionSettings()
+        (settings.gzipLevel, settings.brotliQuality) = (gzip, brotli)
+        let server = makeTestServer { $0.compression = settings }
+        guard let expected else {
+            try await server.withRunning { _ in }
+            return
+        }
+        let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
+        #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
+    }
+
     @Test func gzip_WithVaryAndAWeakETag_ThatRevalidates() async throws {
         try await server().withRunning { address in
             let client = try await TestClient.connect(to: address)

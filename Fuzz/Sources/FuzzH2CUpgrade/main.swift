@@ -63,12 +63,13 @@ public func fuzzH2CUpgrade(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     for value in head.request.headerFields[values: HTTPField.Name("HTTP2-Settings")!] {
         checkDecoder(value, raw: UnsafeBufferPointer(start: nil, count: 0))
     }
-    guard let payload = HTTP2Upgrade.settingsPayload(head) else { return 0 }
+    // The core asks about an HTTP/1.1 request without a body only (HTTP1Connection).
+    guard head.isHTTP11, head.framing == .none, let payload = HTTP2Upgrade.settingsPayload(head.request) else { return 0 }
 
     let fields = head.request.headerFields
     let upgrades = fields[values: .upgrade].flatMap { $0.split(separator: ",") }.map { $0.trimmingOWS().lowercased() }
     let options = Set(fields[values: .connection].flatMap { $0.split(separator: ",") }.map { $0.trimmingOWS().lowercased() })
-    guard head.isHTTP11, head.framing == .none, upgrades.contains("h2c"), options.isSuperset(of: ["upgrade", "http2-settings"]),
+    guard upgrades.contains("h2c"), options.isSuperset(of: ["upgrade", "http2-settings"]),
           fields[values: HTTPField.Name("HTTP2-Settings")!].count == 1, payload.count % 6 == 0
     else { fuzzFailure("upgrade accepted for a head that does not ask for it") }
 

@@ -62,8 +62,9 @@ private func describe(_ head: RequestHead) -> String {
 /// What HTTP1Connection does with a head before a handler runs: the h2c check and routing, and a
 /// 404 or 405 written by the server itself.
 private func serve(_ head: RequestHead) {
-    if let payload = HTTP2Upgrade.settingsPayload(head) {
-        guard head.isHTTP11, head.framing == .none, payload.count % 6 == 0 else { fuzzFailure("h2c upgrade accepted for \(describe(head))") }
+    // The core asks a handover only about an HTTP/1.1 request without a body (HTTP1Connection).
+    if head.isHTTP11, head.framing == .none, let payload = HTTP2Upgrade.settingsPayload(head.request) {
+        guard payload.count % 6 == 0 else { fuzzFailure("h2c upgrade accepted for \(describe(head))") }
     }
     let path = head.request.path ?? "/"
     let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
