@@ -118,10 +118,14 @@ test-layers:
 
 # The memory suites bound the process's resident memory or heap, which every test in the process
 # shares: they run in a process of their own, after the rest, one test at a time.
+# LIB_TRAITS: the default traits (TLS, HTTP2, Compression) and Configuration, so that each feature module's configuration
+# keys (its +ConfigReader file, built only with that trait) are compiled and tested
+# (WhiskerConfigurationTests). A `swift test` without them reports that those tests did not run.
 MEMORY_SUITES := StreamingTests|DeadlineMemoryTests|FreedMemoryReleaseTests
+LIB_TRAITS := TLS,HTTP2,Compression,Configuration
 test-lib:
-	$(SWIFT) test --skip '$(MEMORY_SUITES)'
-	$(SWIFT) test --skip-build --no-parallel --filter '$(MEMORY_SUITES)'
+	$(SWIFT) test --traits $(LIB_TRAITS) --skip '$(MEMORY_SUITES)'
+	$(SWIFT) test --traits $(LIB_TRAITS) --skip-build --no-parallel --filter '$(MEMORY_SUITES)'
 
 # test-budget: allocations per request, counted by package-benchmark's malloc interposer in a
 # nested package (Benchmarks/Allocations, README.md there), for HTTP/1.1 keep-alive, h2c and the
