@@ -5,7 +5,7 @@ extension WhiskerServer {
     /// key table, as a value.
     ///
     /// Each module that has settings offers its keys (with the package's `Configuration` trait):
-    /// the server's own here (``listeners``, ``server``, ``unixSocket``), `.tls` in WhiskerTLS,
+    /// the server's own here (`listeners`, `server`, `unixSocket`), `.tls` in WhiskerTLS,
     /// `.http2` in WhiskerHTTP2, `.cors` in WhiskerCORS, and so on. A configuration reads the
     /// groups it is given, in order, and the first bad value stops it with an error naming the key
     /// and its source:
@@ -15,7 +15,7 @@ extension WhiskerServer {
     ///
     /// `import Whisker` gives every group of the build as `WhiskerServer.ConfigurationKeys.whisker`,
     /// which `WhiskerServer.Configuration.init(_:)` reads. A feature of one's own offers its keys
-    /// the same way, reading them with the typed reads of ``ConfigurationSources``:
+    /// the same way, reading them with the typed reads of `ConfigurationSources`:
     ///
     ///     extension WhiskerServer.ConfigurationKeys {
     ///         static let greeting = Self(["greeting.text"]) { configuration, sources in
@@ -30,9 +30,9 @@ extension WhiskerServer {
         let read: @Sendable (inout WhiskerServer.Configuration, WhiskerServer.ConfigurationSources) throws -> Void
 
         /// A group reading `names` with `read`, which changes the configuration by the keys the
-        /// sources set and leaves the rest, and throws a ``ConfigurationError`` naming the key and
-        /// its source for a value it does not take (the typed reads of ``ConfigurationSources``
-        /// throw those). Another error stops the read too, as a ``ConfigurationError`` about the
+        /// sources set and leaves the rest, and throws a `ConfigurationError` naming the key and
+        /// its source for a value it does not take (the typed reads of `ConfigurationSources`
+        /// throw those). Another error stops the read too, as a `ConfigurationError` about the
         /// group's first key that says it.
         public init(
             _ names: [String],
@@ -58,7 +58,7 @@ extension WhiskerServer {
 extension WhiskerServer.Configuration {
     /// A configuration with the defaults, changed by the keys of `groups` that `sources` set.
     ///
-    /// - Throws: ``WhiskerServer/ConfigurationError`` for the first bad value, naming the key and
+    /// - Throws: `ConfigurationError` for the first bad value, naming the key and
     ///   its source, or for settings that do not fit together.
     public init(_ sources: WhiskerServer.ConfigurationSources, reading groups: [WhiskerServer.ConfigurationKeys]) throws(WhiskerServer.ConfigurationError) {
         self.init()
