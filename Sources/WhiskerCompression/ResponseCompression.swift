@@ -2,12 +2,13 @@ import HTTPTypes
 import Synchronization
 import WhiskerCore
 
-/// ``CompressionSettings`` at work: the last ``ResponseStep`` of every response, the content coding.
-struct ResponseCompression: ResponseStep {
+/// ``CompressionSettings`` at work, a feature: the last ``ResponseStep`` of every response, the
+/// content coding.
+struct ResponseCompression: ServerFeature, ResponseStep {
     let settings: CompressionSettings
     var phase: ResponseStepPhase { .coding }
-    /// Its key among ``WhiskerServer/Configuration/moduleSteps``.
-    static let key = "compression"
+
+    func contribute(to contributions: inout ServerFeatureContributions) { contributions.add(self as any ResponseStep) }
 
     func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
         response = encode(response, for: request)
@@ -20,7 +21,7 @@ struct ResponseCompression: ResponseStep {
         let accepted = AcceptEncoding(request.headerFields.lazy.filter { $0.name == .acceptEncoding }.map(\.value))
         guard let coding = accepted.preferred(among: settings.codings) else { return response }
         switch response.body.storage {
-        case .empty:
+        case .empty, .switchingProtocols:
             return response
         case .bytes(let bytes):
             // A coding that fails (no memory) leaves the body as it was: still a right answer.
@@ -48,7 +49,7 @@ struct ResponseCompression: ResponseStep {
     private func compressibleType(of response: Response) -> MediaType? {
         let minimum = max(settings.minimumSize, 1)
         switch response.body.storage {
-        case .empty: return nil
+        case .empty, .switchingProtocols: return nil
         case .bytes(let bytes): guard bytes.count >= minimum else { return nil }
         case .stream(let length, _): guard length.map({ $0 >= minimum }) ?? true else { return nil }
         }
