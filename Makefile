@@ -118,10 +118,14 @@ test-layers:
 
 # The memory suites bound the process's resident memory or heap, which every test in the process
 # shares: they run in a process of their own, after the rest, one test at a time.
+# LIB_TRAITS: the default traits (TLS, HTTP2, Compression) and Configuration, so that each feature module's configuration
+# keys (its +ConfigReader file, built only with that trait) are compiled and tested
+# (WhiskerConfigurationTests). A `swift test` without them reports that those tests did not run.
 MEMORY_SUITES := StreamingTests|DeadlineMemoryTests|FreedMemoryReleaseTests
+LIB_TRAITS := TLS,HTTP2,Compression,Configuration
 test-lib:
-	$(SWIFT) test --skip '$(MEMORY_SUITES)'
-	$(SWIFT) test --skip-build --no-parallel --filter '$(MEMORY_SUITES)'
+	$(SWIFT) test --traits $(LIB_TRAITS) --skip '$(MEMORY_SUITES)'
+	$(SWIFT) test --traits $(LIB_TRAITS) --skip-build --no-parallel --filter '$(MEMORY_SUITES)'
 
 # test-budget: allocations per request, counted by package-benchmark's malloc interposer in a
 # nested package (Benchmarks/Allocations, README.md there), for HTTP/1.1 keep-alive, h2c and the
@@ -195,6 +199,8 @@ clean:
 #   its direct dependencies); otherwise it is written as code, `WhiskerServer`;
 # - Scripts/check-doc-coverage.py: every public symbol has a doc comment, every module a catalog
 #   page of its own, Sources/<Module>/<Module>.docc/<Module>.md (it lists what is missing).
+# Built with LIB_TRAITS, as test-lib is (one build of the library for both): the modules' configuration
+# keys and the umbrella's whole key table are documented too.
 # --enable-inherited-docs shows a protocol requirement's documentation on the members that implement
 # it in another module (MemoryByteStream's ByteStream methods, a type's `description`): the coverage
 # check counts those as documented, so DocC must show them.
@@ -207,7 +213,7 @@ unexport DOCS_MODULES DOCS_SCRATCH DOCS_OUTPUT
 docs:
 	Scripts/check-doc-modules.sh $(DOCS_MODULES)
 	mkdir -p $(dir $(DOCS_OUTPUT))
-	$(SWIFT) package --scratch-path $(DOCS_SCRATCH) --allow-writing-to-directory $(DOCS_OUTPUT) \
+	$(SWIFT) package --traits $(LIB_TRAITS) --scratch-path $(DOCS_SCRATCH) --allow-writing-to-directory $(DOCS_OUTPUT) \
 	    generate-documentation --enable-experimental-combined-documentation $(addprefix --target ,$(DOCS_MODULES)) \
 	    --enable-inherited-docs --output-path $(DOCS_OUTPUT) --warnings-as-errors
 	Scripts/check-doc-coverage.py $(DOCS_SCRATCH) $(DOCS_MODULES)

@@ -58,11 +58,19 @@ let package = Package(
         .target(name: "WhiskerSockets", dependencies: ["CWhiskerSystem"]),
         .target(
             name: "WhiskerHTTP2",
-            dependencies: ["WhiskerCore", "WhiskerSockets", "CNGHTTP2", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "WhiskerCore", "WhiskerSockets", "CNGHTTP2", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                // Its keys (http2.*), with the Configuration trait.
+                .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"])),
+            ]
         ),
         .target(
             name: "WhiskerTLS",
-            dependencies: ["WhiskerCore", "WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "WhiskerCore", "WhiskerSockets", "COpenSSL", .product(name: "Logging", package: "swift-log"),
+                // Its keys (tls.*), with the Configuration trait.
+                .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"])),
+            ]
         ),
         // What HTTP means, I/O-free: the HTTP/1.1 parser, framing and response heads, responses and
         // their bodies, byte ranges, validators. Under the core, which re-exports it.
@@ -110,35 +118,36 @@ let package = Package(
             .target(name: "WhiskerLifecycle", condition: .when(traits: ["Lifecycle"])),
             .target(name: "WhiskerObservability", condition: .when(traits: ["Observability"])),
             .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"])),
+            // WhiskerServer.Configuration.init(_:) over a ConfigReader, reading every module's keys.
+            .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
         ]),
-        // WhiskerServer.Configuration from swift-configuration's providers (environment variables,
-        // JSON or YAML files, memory): one documented key table over every feature module, which
-        // it sets through their public configuration, and errors naming the key and its source.
+        // Settings from swift-configuration's providers (environment variables, JSON or YAML files,
+        // memory): the typed reads whose errors name the key and its source, the server's own keys
+        // (listeners, limits, timeouts), and the composition of the groups of keys that each feature
+        // module reads itself (its +ConfigReader file, with the Configuration trait). It knows no
+        // feature module: they depend on it; the umbrella lists them (ConfigurationKeys.whisker).
         .target(
             name: "WhiskerConfiguration",
-            dependencies: [
-                "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies",
-                .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
-                .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
-                .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
-                .product(name: "Configuration", package: "swift-configuration"),
-            ]
+            dependencies: ["WhiskerCore", .product(name: "Configuration", package: "swift-configuration")]
         ),
         // Trusted reverse proxies: the PROXY protocol header before HTTP and Forwarded / X-Forwarded-For,
         // through the core's ProxyTrust hook.
         .target(
             name: "WhiskerProxies",
-            dependencies: ["WhiskerCore", "WhiskerSockets", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "WhiskerCore", "WhiskerSockets", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"])),
+            ]
         ),
         // Liveness and readiness routes, answered before routing through the core's EarlyAnswer hook.
-        .target(name: "WhiskerHealth", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(name: "WhiskerHealth", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types"), .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"]))]),
         // CORS: preflights answered before routing and every response's fields, through the
         // core's hooks (EarlyAnswer, ResponseStep).
-        .target(name: "WhiskerCORS", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(name: "WhiskerCORS", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types"), .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"]))]),
         // Response compression (gzip, br) through the core's ResponseCoding hook; off until configured.
         .target(
             name: "WhiskerCompression",
-            dependencies: ["WhiskerCore", "CZlib", "CBrotli", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: ["WhiskerCore", "CZlib", "CBrotli", .product(name: "HTTPTypes", package: "swift-http-types"), .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"]))]
         ),
         // Metrics and tracing (OpenTelemetry names) as a RequestObserver: its own module, so that a
         // server that observes nothing builds and links none of swift-metrics and swift-distributed-tracing.
@@ -249,11 +258,13 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        // Every key group read from in-memory providers, defaults, and bad values naming key and source.
+        // Every key group read from in-memory providers, defaults, and bad values naming key and source:
+        // the modules' readers exist with the Configuration trait (`make test-lib` turns it on), and
+        // Whisker composes them (WhiskerServer.Configuration.init(_:)).
         .testTarget(
             name: "WhiskerConfigurationTests",
             dependencies: [
-                "WhiskerConfiguration", "WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS",
+                "Whisker", "WhiskerConfiguration", "WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS",
                 "WhiskerHealth", "WhiskerProxies",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]

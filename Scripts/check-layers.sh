@@ -27,17 +27,19 @@ allowed = {
     "WhiskerSockets": {"CWhiskerSystem"},
     "WhiskerHTTP": {"WhiskerSockets", "HTTPTypes"},
     "WhiskerCore": {"WhiskerHTTP", "WhiskerSockets", "HTTPTypes", "Logging"},
-    "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging"},
-    "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging"},
+    # A feature module reads its own configuration keys (its +ConfigReader file) through
+    # WhiskerConfiguration, with the Configuration trait; WhiskerConfiguration knows none of them.
+    "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging", "WhiskerConfiguration"},
+    "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging", "WhiskerConfiguration"},
     "OpenAPIWhisker": {"WhiskerCore", "WhiskerSockets", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
-    "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes"},
-    "WhiskerCORS": {"WhiskerCore", "HTTPTypes"},
-    "WhiskerHealth": {"WhiskerCore", "HTTPTypes"},
-    "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration"},
-    "WhiskerConfiguration": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "Configuration"},
+    "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes", "WhiskerConfiguration"},
+    "WhiskerCORS": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
+    "WhiskerHealth": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
+    "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging", "WhiskerConfiguration"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "Configuration"},
+    "WhiskerConfiguration": {"WhiskerCore", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
 }
 # Modules a target'"'"'s sources must never import, whatever Package.swift says.
@@ -46,6 +48,8 @@ forbidden_imports = {
     "WhiskerHTTP": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "Logging", "Dispatch"},
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
+    # The composition of the modules'"'"' keys, not a hub: each module reads its own.
+    "WhiskerConfiguration": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerObservability", "WhiskerLifecycle", "OpenAPIWhisker", "Whisker"},
     # The core'"'"'s tests test the core alone: HTTP/2, TLS and observability have their own targets.
     "Tests/WhiskerCoreTests": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "WhiskerObservability", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "Whisker"},
 }

@@ -1,13 +1,28 @@
-import WhiskerCore
+public import WhiskerCore
+
+// The listeners' keys stay as they were (the listeners are being redesigned, issue 39 item 2):
+// host, port and cleartext first, the Unix domain socket last, after every group whose keys imply
+// listeners of their own (tls.port, health.port).
+extension WhiskerServer.ConfigurationKeys {
+    /// `host`, `port` and `cleartext`: the address the cleartext and HTTPS listeners bind, the
+    /// cleartext listener's port, and whether it serves.
+    public static let listeners = Self(["host", "port", "cleartext"]) { configuration, sources throws(WhiskerServer.ConfigurationError) in
+        try configuration.applyListenerKeys(sources)
+    }
+
+    /// `unixSocket.path` and `unixSocket.mode`: a Unix domain socket beside the listeners the other
+    /// keys imply. Read it last, after every group that implies a listener.
+    public static let unixSocket = Self(["unixSocket.path", "unixSocket.mode"]) { configuration, sources throws(WhiskerServer.ConfigurationError) in
+        try configuration.applyUnixSocketKeys(sources)
+    }
+}
 
 extension WhiskerServer.Configuration {
-    /// `host`, `port`, `cleartext`, `workers`, `requestIDs`.
+    /// `host`, `port`, `cleartext`.
     mutating func applyListenerKeys(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
         host = try sources.string("host") ?? host
         port = try sources.port("port") ?? port
         servesCleartext = try sources.bool("cleartext") ?? servesCleartext
-        workers = try sources.integer("workers", in: 1...256) ?? workers
-        requestIDs = try sources.bool("requestIDs") ?? requestIDs
     }
 
     /// `unixSocket.path` and `unixSocket.mode`: the listeners the rest implies, then the socket

@@ -1,5 +1,7 @@
+#if Configuration
 import Configuration
 import Testing
+import Whisker
 import WhiskerConfiguration
 import WhiskerCore
 import WhiskerHTTP2
@@ -39,3 +41,4 @@ import WhiskerHTTP2
         }
     }
 }
+#endif

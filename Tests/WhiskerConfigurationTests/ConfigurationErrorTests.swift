@@ -1,5 +1,7 @@
+#if Configuration
 import Configuration
 import Testing
+import Whisker
 import WhiskerConfiguration
 import WhiskerCore
 
@@ -62,3 +64,4 @@ import WhiskerCore
         #expect(sources.origin(of: "tags") == "tags in cats.yaml" && sources.origin(of: "absent") == "absent")
     }
 }
+#endif

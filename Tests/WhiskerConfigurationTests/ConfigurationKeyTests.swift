@@ -1,5 +1,7 @@
+#if Configuration
 import Configuration
 import Testing
+import Whisker
 import WhiskerCORS
 import WhiskerCompression
 import WhiskerConfiguration
@@ -151,3 +153,4 @@ import WhiskerTLS
         #expect(configuration.limits.maxConnections == 7 && configuration.limits.maxHeaderBytes == 4096)
     }
 }
+#endif

@@ -1,4 +1,6 @@
+#if Configuration
 import Configuration
+import Whisker
 import WhiskerConfiguration
 import WhiskerCore
 
@@ -27,3 +29,4 @@ func failure(_ values: [String: ConfigValue]) -> String? {
         return error.description
     }
 }
+#endif

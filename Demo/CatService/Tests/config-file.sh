@@ -3,7 +3,8 @@
 # a JSON file alone, a YAML file alone, and environment variables alone (no flags); flags beat the
 # environment, which beats the file; a bad value in the file stops the start naming key and file;
 # SIGHUP reads the file again: the log level changes at once, other changes are named as needing
-# a restart, and the server keeps serving.
+# a restart, and the server keeps serving. The server's keys are read by the modules themselves
+# (cors.exposedHeaders reaches cat-service too), and a flag still wins over the file.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # start_bare [VAR=VALUE...] -- [ARGS...]: starts cat-service with exactly those variables and
@@ -105,6 +106,25 @@ request --compressed "$BASE/api/emoji?count=100"
 check_eq "--compression beats the file's compression.enabled false" br "$(header content-encoding)"
 request -H "$LONG_HEADER" "$BASE/api/emoji"
 check_eq "CAT_SERVICE_MAX_HEADER_BYTES=4096 beats the file's 2048: a 3 KB header is fine" 200 "$STATUS"
+stop_server
+
+echo "Each module reads its own keys from the file, and a flag still wins over them"
+cat >"$WORK/modules.yaml" <<YAML
+cors:
+  origins: [https://cats.example]
+  exposedHeaders: [ETag]
+health:
+  enabled: false
+YAML
+start_server --config "$WORK/modules.yaml" --health-checks
+request -H "Origin: https://cats.example" "$BASE/api/emoji"
+check_eq "cors.exposedHeaders from the file: pages may read ETag" ETag "$(header Access-Control-Expose-Headers)"
+request "$BASE/healthz"
+check_eq "--health-checks beats the file's health.enabled false" 200 "$STATUS"
+stop_server
+start_server --config "$WORK/cats.json"
+request -H "Origin: https://cats.example" "$BASE/api/emoji"
+check_eq "without cors.exposedHeaders: cat-service's own default, X-Request-ID" X-Request-ID "$(header Access-Control-Expose-Headers)"
 stop_server
 
 echo "Bad values in a file stop the start, naming the key and the file"

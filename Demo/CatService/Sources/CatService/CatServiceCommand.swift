@@ -355,35 +355,16 @@ struct CatServiceCommand: AsyncParsableCommand {
     /// Builds the server, registers the CatService on it and runs it until it is shut down.
     /// `reloader` makes the service that acts on SIGHUP for the server.
     private func serve(_ settings: Settings, logger: Logger, reloader: (WhiskerServer) -> ReloadOnHangup) async throws {
-        var configuration = WhiskerServer.Configuration(host: settings.host, port: settings.port)
+        var configuration = settings.configuration
         configuration.logger = logger
-        configuration.servesCleartext = settings.cleartext
-        // Set even when off: an HTTP/2 client with prior knowledge is then told so in HTTP/2.
-        configuration.http2 = settings.http2 ? HTTP2Settings() : nil
-        configuration.cleartextHTTP2Only = settings.h2cOnly
-        configuration.acceptsH2CUpgrade = settings.h2cUpgrade
-        if let certificate = settings.tlsCertificate, let key = settings.tlsPrivateKey {
-            var tls = TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key)
-            tls.clientCertificates = settings.clientCertificates
-            configuration.https = .init(port: settings.tlsPort, tls: tls)
-        }
         if settings.accessLog {
             var accessLog = Logger(label: "cat-service.access")
             accessLog.logLevel = .info
             configuration.accessLog = accessLog
         }
-        configuration.requestIDs = settings.requestIDs
-        configuration.reverseProxies = settings.reverseProxies
-        configuration.healthChecks = settings.healthChecks
-        configuration.cors = settings.cors.map { [$0] } ?? []
-        configuration.compression = settings.compression ? CompressionSettings() : nil
-        configuration.requestDecompression = settings.requestDecompression ? RequestDecompressionSettings() : nil
         let metrics = settings.metrics ? PrometheusMetrics() : nil
         configuration.metrics = metrics?.factory
-        configuration.limits = settings.limits
-        configuration.workers = settings.workers
         configuration.ioBackend = settings.ioBackend
-        configuration.timeouts = settings.timeouts
         // Read (and unset) LISTEN_* here, once: the server adopts the sockets when it runs.
         if let activation = try SystemdSocketActivation.fromEnvironment() {
             configuration.socketActivation = try settings.socketActivation(activation)
@@ -392,7 +373,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         // cleartext then HTTPS; then the Unix domain socket, and the health checks' own last.
         var schemes = configuration.socketActivation.map { activation in
             activation.descriptors.map { activation.servesTLS($0) ? "https" : "http" }
-        } ?? (settings.cleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
+        } ?? (configuration.servesCleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
         if let path = settings.unixSocket {
             let implied = try configuration.impliedListeners()
             configuration.listeners = implied.filter { !$0.servesOnlyHealthChecks }
@@ -407,6 +388,7 @@ struct CatServiceCommand: AsyncParsableCommand {
                 registry?.makeCounter(name: "openapi_contract_violations_total", labels: [("operation", violation.operationID)]).increment()
             })
         }
+        let healthChecksOwnListener = configuration.healthChecks?.port != nil
         let server = WhiskerServer(configuration: configuration)
         let transport = try CatServiceOperations.transport(
             on: server, validating: settings.validation, reportTokens: settings.reportTokens, visitorTokens: settings.visitorTokens,
@@ -428,7 +410,7 @@ struct CatServiceCommand: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
-        group.maximumGracefulShutdownDuration = settings.timeouts.shutdownGracePeriod + .seconds(5)
+        group.maximumGracefulShutdownDuration = configuration.timeouts.shutdownGracePeriod + .seconds(5)
         group.maximumCancellationDuration = .seconds(5)
         let services = ServiceGroup(configuration: group)
         try await withThrowingDiscardingTaskGroup { tasks in
@@ -440,7 +422,7 @@ struct CatServiceCommand: AsyncParsableCommand {
                 writeLine("cat-service listening on \(address.unixPath != nil ? "" : "\(scheme)://")\(address)", to: .standardOutput)
             }
             // The health checks' own listener comes last.
-            if settings.healthChecks?.port != nil, let address = addresses.last {
+            if healthChecksOwnListener, let address = addresses.last {
                 writeLine("cat-service health checks on http://\(address)", to: .standardOutput)
             }
         }

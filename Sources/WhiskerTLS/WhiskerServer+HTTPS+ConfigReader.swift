@@ -1,13 +1,21 @@
-import WhiskerCore
-#if TLS
-import WhiskerTLS
-#endif
+#if Configuration
+public import WhiskerConfiguration
+public import WhiskerCore
+
+extension WhiskerServer.ConfigurationKeys {
+    /// `tls.certificate` and `tls.privateKey` (HTTPS, given together), `tls.port` (default 8443),
+    /// and mutual TLS: `tls.clientCA` and `tls.clientCertificate` (`required`, the default, or
+    /// `optional`), which need HTTPS. (`tls.port` is a listener's key: it stays as it is until the
+    /// listeners' redesign, issue 39 item 2.)
+    public static let tls = Self(["tls.certificate", "tls.privateKey", "tls.port", "tls.clientCA", "tls.clientCertificate"]) {
+        configuration, sources throws(WhiskerServer.ConfigurationError) in
+        try configuration.applyTLSKeys(sources)
+    }
+}
 
 extension WhiskerServer.Configuration {
     /// `tls.*`: HTTPS from a certificate and key, on `tls.port`, with mutual TLS from `tls.clientCA`.
     mutating func applyTLSKeys(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
-        let keys = ["tls.certificate", "tls.privateKey", "tls.port", "tls.clientCA", "tls.clientCertificate"]
-        #if TLS
         let certificate = try sources.string("tls.certificate")
         let privateKey = try sources.string("tls.privateKey")
         let port = try sources.port("tls.port")
@@ -37,16 +45,6 @@ extension WhiskerServer.Configuration {
             tls.clientCertificates = .init(trustedCAPath: path, isRequired: (requirement ?? "required") == "required")
             https?.tls = tls
         }
-        _ = keys
-        #else
-        try Self.refuse(keys, in: sources, needing: "TLS")
-        #endif
-    }
-
-    /// Throws for the first of `keys` that `sources` set: its feature was left out of the build.
-    static func refuse(_ keys: [String], in sources: WhiskerServer.ConfigurationSources, needing trait: String) throws(WhiskerServer.ConfigurationError) {
-        for key in keys where ((try? sources.value(key)) ?? nil) != nil {
-            throw WhiskerServer.ConfigurationError(key: key, "\(sources.origin(of: key)) needs Whisker's \(trait) trait, which this build leaves out")
-        }
     }
 }
+#endif

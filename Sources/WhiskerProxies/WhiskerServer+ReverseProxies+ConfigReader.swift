@@ -1,5 +1,21 @@
-import WhiskerCore
-import WhiskerProxies
+#if Configuration
+public import WhiskerConfiguration
+public import WhiskerCore
+
+extension WhiskerServer.ConfigurationKeys {
+    /// `proxies.trusted` (the reverse proxies believed about the client, each an address range, or
+    /// `RANGE=FIELD` for proxies that set another field), replacing any the configuration had;
+    /// `proxies.forwardedFields`, `proxies.forwardingField` and the PROXY protocol's
+    /// `proxies.proxyProtocol`, `proxies.proxyProtocolSockets` and `proxies.headerTimeout` adjust
+    /// them and need them. (The PROXY protocol's keys say which listeners expect a header: they
+    /// stay as they are until the listeners' redesign, issue 39 item 2.)
+    public static let proxies = Self([
+        "proxies.trusted", "proxies.proxyProtocol", "proxies.proxyProtocolSockets", "proxies.headerTimeout",
+        "proxies.forwardedFields", "proxies.forwardingField",
+    ]) { configuration, sources throws(WhiskerServer.ConfigurationError) in
+        try configuration.applyProxyKeys(sources)
+    }
+}
 
 extension WhiskerServer.Configuration {
     /// `proxies.*`: the trusted reverse proxies, replacing any the configuration had when
@@ -48,3 +64,4 @@ extension WhiskerServer.Configuration {
         reverseProxies = proxies
     }
 }
+#endif

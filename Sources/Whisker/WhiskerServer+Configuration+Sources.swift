@@ -1,8 +1,54 @@
+#if Configuration
 public import Configuration
+public import WhiskerConfiguration
 public import WhiskerCore
+#if TLS
+import WhiskerTLS
+#endif
+#if HTTP2
+import WhiskerHTTP2
+#endif
+#if Compression
+import WhiskerCompression
+#endif
+import WhiskerCORS
+import WhiskerHealth
+import WhiskerProxies
+
+extension WhiskerServer.ConfigurationKeys {
+    /// Every module's keys in this build, in the order they are read: the listeners', the
+    /// server's, then each feature's, and the Unix domain socket last (it joins the listeners the
+    /// others imply). A feature the package's traits leave out refuses its keys, naming the trait.
+    ///
+    /// `WhiskerServer.Configuration.init(_:)` reads these; a program that adds keys of its own
+    /// features reads `whisker + [.myFeature]` with `init(_:reading:)`.
+    public static var whisker: [Self] {
+        var groups: [Self] = [.listeners, .server]
+        #if TLS
+        groups.append(.tls)
+        #else
+        groups.append(.leftOut(["tls.certificate", "tls.privateKey", "tls.port", "tls.clientCA", "tls.clientCertificate"], trait: "TLS"))
+        #endif
+        #if HTTP2
+        groups.append(.http2)
+        #else
+        groups.append(.leftOut(["http2.enabled", "http2.cleartextOnly", "http2.upgrade"], trait: "HTTP2"))
+        #endif
+        groups += [.cors, .proxies, .health]
+        #if Compression
+        groups.append(.compression)
+        #else
+        groups.append(.leftOut(["compression.enabled", "compression.requestDecompression"], trait: "Compression"))
+        #endif
+        groups.append(.unixSocket)
+        return groups
+    }
+}
 
 extension WhiskerServer.Configuration {
-    /// A configuration with the defaults, changed by every key that `sources` set.
+    /// A configuration with the defaults, changed by every key that `sources` set: the keys of
+    /// every module of the build (`WhiskerServer.ConfigurationKeys.whisker`), each module reading
+    /// its own.
     ///
     /// Keys are dot-separated paths: in JSON or YAML, nested objects (`{"tls": {"port": 8443}}`);
     /// in memory, the path itself (`"tls.port"`); as environment variables, swift-configuration's
@@ -84,16 +130,7 @@ extension WhiskerServer.Configuration {
     /// Changes what `sources` set (the keys of `init(_:)`) and leaves the rest as it is: a
     /// program's own defaults, then its configuration file and environment over them.
     public mutating func apply(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
-        try applyListenerKeys(sources)
-        try applyLimitKeys(sources)
-        try applyTimeoutKeys(sources)
-        try applyTLSKeys(sources)
-        try applyHTTP2Keys(sources)
-        try applyCORSKeys(sources)
-        try applyProxyKeys(sources)
-        try applyHealthKeys(sources)
-        try applyCompressionKeys(sources)
-        // Last: the Unix domain socket joins the listeners the settings above imply.
-        try applyUnixSocketKeys(sources)
+        try apply(sources, reading: WhiskerServer.ConfigurationKeys.whisker)
     }
 }
+#endif
