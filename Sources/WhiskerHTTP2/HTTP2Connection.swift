@@ -287,9 +287,20 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
                 let origin = connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
                 context.answer(.rejection(rejection), to: stream.head, origin: origin) { writeLocalResponse($0, id: id) }
             }
-            // The rest of a refused request is not wanted.
-            stopRequest(id, stream)
+            // The rest of a refused request is not wanted. A body declared small enough is read and
+            // dropped as after an early response (``responseCompleted(_:_:)``): a client still
+            // sending when a reset comes may lose the answer (curl 7.88 does, about 1 time in 5).
+            // Any other, and one too slow, is asked to stop now.
+            if !Self.drainsRest(of: stream, after: rejection) { stopRequest(id, stream) }
         }
+    }
+
+    /// Whether the unread rest of `stream`'s refused body is drained rather than stopped: its
+    /// declared length is within ``WhiskerServer/Limits/unreadBodyDrain`` and it was not too slow.
+    private static func drainsRest(of stream: HTTP2Stream, after rejection: HTTPRejection) -> Bool {
+        guard rejection.status != .requestTimeout,
+              let declared = stream.head?.headerFields[.contentLength].flatMap({ Int64($0) }) else { return false }
+        return declared <= WhiskerServer.Limits.unreadBodyDrain
     }
 
     /// Asks the client to stop sending the request body (RST_STREAM NO_ERROR once the response
