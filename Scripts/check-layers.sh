@@ -97,7 +97,9 @@ core_lines = sum(
 # only the listener of the core can carry. 2965: the own minimum request-body rate of a route
 # (RequestBodyRate, issue 38 item 5), carried beside its body limit from the route to the timer
 # of the connection, and the pause of the rate while a response streams: limits of the core.
-core_budget = 2965
+# 3030: the public seam for a protocol switch after a 101 (ProtocolSwitch, issue 39), which lets
+# WebSocket and the protocols of users plug in without a package slot.
+core_budget = 3030
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 

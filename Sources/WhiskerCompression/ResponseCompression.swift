@@ -20,7 +20,7 @@ struct ResponseCompression: ResponseStep {
         let accepted = AcceptEncoding(request.headerFields.lazy.filter { $0.name == .acceptEncoding }.map(\.value))
         guard let coding = accepted.preferred(among: settings.codings) else { return response }
         switch response.body.storage {
-        case .empty:
+        case .empty, .switchingProtocols:
             return response
         case .bytes(let bytes):
             // A coding that fails (no memory) leaves the body as it was: still a right answer.
@@ -48,7 +48,7 @@ struct ResponseCompression: ResponseStep {
     private func compressibleType(of response: Response) -> MediaType? {
         let minimum = max(settings.minimumSize, 1)
         switch response.body.storage {
-        case .empty: return nil
+        case .empty, .switchingProtocols: return nil
         case .bytes(let bytes): guard bytes.count >= minimum else { return nil }
         case .stream(let length, _): guard length.map({ $0 >= minimum }) ?? true else { return nil }
         }

@@ -15,6 +15,12 @@ extension HTTP2Connection {
         flushSoon()
     }
 
+    /// A handler's `101`: HTTP/2 has no protocol switch (RFC 9113 §8.6), so the stream gets a 500.
+    func switchProtocols(_ head: HTTPResponse, to next: any ProtocolSwitch, id streamID: Int32) {
+        logger.error("a handler answered 101 Switching Protocols over HTTP/2, which cannot switch; answered 500", metadata: ["peer": "\(socket.peer)"])
+        writeResponse(HTTPResponse(status: .internalServerError), body: [], id: streamID)
+    }
+
     func writeStreamHead(_ head: HTTPResponse, length: Int64?, id streamID: Int32) {
         guard let stream = streams[streamID], stream.state.mayStartResponse else { return }
         let length = length ?? head.headerFields[.contentLength].flatMap { Int64($0) }

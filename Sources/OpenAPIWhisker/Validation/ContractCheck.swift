@@ -78,7 +78,7 @@ public struct ContractCheck: ResponseStep {
             return report(["status \(status) is not documented (documented: \(listed))"], seen)
         }
         let hasBody: Bool = switch response.body.storage {
-        case .empty: false
+        case .empty, .switchingProtocols: false
         case .bytes(let bytes): !bytes.isEmpty
         case .stream(let length, _): length != 0
         }
@@ -102,7 +102,7 @@ public struct ContractCheck: ResponseStep {
                 try await write(ResponseBodyWriter(sink: collector))
                 if let bytes = collector.collected { report(check(bytes, against: schema), seen) }
             }
-        case .empty:
+        case .empty, .switchingProtocols:
             break
         }
     }

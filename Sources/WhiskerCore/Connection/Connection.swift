@@ -1,4 +1,5 @@
-import WhiskerSockets
+public import Logging
+public import WhiskerSockets
 
 /// One accepted connection: its byte stream (a socket, or a wrapper such as TLS around it) and
 /// the handler that speaks its protocol. Every connection starts with HTTP/1.1; a handler may
@@ -16,8 +17,9 @@ import WhiskerSockets
 /// task finishing) keeps the objects it reaches alive until it ends, and finds them closed.
 ///
 /// Everything runs on the stream's queue.
-package final class Connection {
-    package let stream: any ByteStream
+public final class Connection {
+    /// The bytes of the connection: a socket, or TLS over one.
+    public let stream: any ByteStream
     package let context: ServerContext
     /// The socket under ``stream`` (the same object for cleartext), for what comes before it;
     /// `nil` for a stream with no socket (tests).
@@ -84,5 +86,8 @@ package final class Connection {
     func beginShutdown() { handler?.beginShutdown() }
 
     /// Closes now (aborting anything in flight).
-    package func close() { stream.close() }
+    public func close() { stream.close() }
+
+    /// The server's logger, for lines about this connection.
+    public var logger: Logger { context.logger }
 }

@@ -106,6 +106,47 @@ extension HTTP1Connection: ResponseWriting {
         close()
     }
 
+    /// A handler's `101` (``ProtocolSwitch``): the head goes out with `Connection: Upgrade`, and
+    /// once it is in the kernel the connection continues in `next`, with the bytes read past the
+    /// request. A request with a body, or an HTTP/1.0 one, cannot switch: 400, then close.
+    func switchProtocols(_ head: HTTPResponse, to next: any ProtocolSwitch, id exchangeID: UInt64) {
+        guard let exchange = current(exchangeID), exchange.framing == nil else { return }
+        guard exchange.head.isHTTP11, exchange.head.framing == .none else {
+            return reject(HTTPRejection(.badRequest, "a protocol switch needs an HTTP/1.1 request without a body"), exchange: exchange)
+        }
+        _ = state.responseStarting(id: exchangeID)
+        let framing = ResponseFraming(contentLength: nil, chunked: false, sendsBody: false, keepAlive: true)
+        exchange.framing = framing
+        var bytes = ResponseHeadWriter.head(head, framing: framing, isHTTP11: true, dateLine: DateCache.shared.headerLine())
+        bytes.removeLast(2)
+        bytes.append(contentsOf: "Connection: Upgrade\r\n\r\n".utf8)
+        socket.write(bytes[...]) { [self] error in
+            if error == nil { switched(to: next, exchangeID: exchangeID) }
+        }
+        updateTimer()
+    }
+
+    /// The `101` is in the kernel: this handler stops (no more events, its timer cancelled) and
+    /// `next`'s handler takes the connection, told at once if a graceful shutdown began meanwhile.
+    private func switched(to next: any ProtocolSwitch, exchangeID: UInt64) {
+        guard current(exchangeID) != nil, !state.isClosing else { return }
+        let isShuttingDown = state.isShuttingDown
+        exchange = nil
+        state.closing()
+        timer.cancel()
+        let handler: any ConnectionHandler
+        do {
+            handler = try next.takeOver(connection)
+        } catch {
+            logger.error("cannot switch protocols", metadata: ["peer": "\(socket.peer)", "error": "\(LogValue.quoted("\(error)"))"])
+            socket.close()
+            return
+        }
+        socket.resumeReading()
+        connection.handOver(to: handler, buffered: &buffer)
+        if isShuttingDown, !socket.isClosed { handler.beginShutdown() }
+    }
+
     /// The last byte of the response reached the kernel.
     private func responseWritten(exchangeID: UInt64) {
         guard let exchange = current(exchangeID), let framing = exchange.framing else { return }

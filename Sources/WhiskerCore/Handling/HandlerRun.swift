@@ -90,6 +90,11 @@ private func respond(
         return (status, request.head.method == .head ? 0 : bytes.count)
     case .stream(let streamLength, let streamWrite):
         (length, write) = (streamLength, streamWrite)
+    case .switchingProtocols(let box):
+        // Only ``Response/switchingProtocols(headerFields:to:)`` makes this storage.
+        guard let box = box as? SwitchBox else { preconditionFailure("a 101 without its ProtocolSwitch") }
+        target.switchProtocols(response.head, to: box.next)
+        return (status, 0)
     }
     target.writeStreamHead(response.head, length: length)
     guard request.head.method != .head else {

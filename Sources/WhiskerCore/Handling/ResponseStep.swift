@@ -113,6 +113,8 @@ struct ContentStep: ResponseStep {
     var phase: ResponseStepPhase { .content }
 
     func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
+        // A 101 carries nothing: the connection switches protocols.
+        guard response.head.status != .switchingProtocols else { return }
         response = response.withEventStreamDefaults()
         let asks = ConditionalHeaders(request.headerFields)
         if generatesETags { response.addGeneratedETag(for: request) }

@@ -12,6 +12,8 @@ package protocol ResponseTarget: ResponseBodySink {
     func finishStream()
     /// The streamed body failed after its head went out.
     func abortStream()
+    /// A `101` after which the connection continues in `next` (HTTP/1.1 only).
+    func switchProtocols(_ head: HTTPResponse, to next: any ProtocolSwitch)
 }
 
 /// A connection that writes the response of one of its exchanges (HTTP/1.1) or streams (HTTP/2);
@@ -25,6 +27,7 @@ package protocol ResponseWriting: AnyObject, SendableMetatype {
     func writeStreamChunk(_ bytes: ArraySlice<UInt8>, id: ExchangeID, completion: @escaping ((any Error)?) -> Void)
     func finishStream(id: ExchangeID)
     func abortStream(id: ExchangeID)
+    func switchProtocols(_ head: HTTPResponse, to next: any ProtocolSwitch, id: ExchangeID)
 }
 
 /// One exchange or stream of a connection as the place a handler's response goes: each call hops
@@ -57,6 +60,11 @@ package struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget 
     package func abortStream() {
         if connection.runIfOnQueue({ $0.abortStream(id: id) }) { return }
         connection.run { [id] in $0.abortStream(id: id) }
+    }
+
+    package func switchProtocols(_ head: HTTPResponse, to next: any ProtocolSwitch) {
+        if connection.runIfOnQueue({ $0.switchProtocols(head, to: next, id: id) }) { return }
+        connection.run { [id] in $0.switchProtocols(head, to: next, id: id) }
     }
 
     package func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {

@@ -123,7 +123,7 @@ extension Response {
     /// `Accept-Ranges`) are added without copying the response's fields first.
     package mutating func answerRange(of request: HTTPRequest, asksRange: Bool = true) {
         let length: Int64? = switch body.storage {
-        case .empty: 0
+        case .empty, .switchingProtocols: 0
         case .bytes(let bytes): Int64(bytes.count)
         case .stream(let length, _): length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
         }
@@ -142,7 +142,7 @@ extension Response {
             head.headerFields[.acceptRanges] = "bytes"
             head.headerFields[.contentLength] = nil
             switch body.storage {
-            case .empty:
+            case .empty, .switchingProtocols:
                 break
             case .bytes(let bytes):
                 let start = bytes.startIndex + Int(range.lowerBound)

@@ -37,6 +37,9 @@ public struct ResponseBody: Sendable {
         case empty
         case bytes(ArraySlice<UInt8>)
         case stream(length: Int64?, @Sendable (ResponseBodyWriter) async throws -> Void)
+        /// No body: the `101 Switching Protocols` of an upgrade, and the protocol the connection
+        /// continues in (WhiskerCore's `ProtocolSwitch`, boxed: this layer does not know it).
+        case switchingProtocols(any AnyObject & Sendable)
     }
 
     package let storage: Storage
@@ -44,7 +47,7 @@ public struct ResponseBody: Sendable {
     /// No body (`Content-Length: 0` where a body is allowed).
     public static let empty = ResponseBody(storage: .empty)
 
-    init(storage: Storage) { self.storage = storage }
+    package init(storage: Storage) { self.storage = storage }
 
     /// A body of bytes already in memory, sent with `Content-Length`.
     /// - Parameter bytes: The bytes.
@@ -82,7 +85,7 @@ extension Response {
     package var localBody: ArraySlice<UInt8> {
         switch body.storage {
         case .bytes(let bytes): return bytes
-        case .empty: return []
+        case .empty, .switchingProtocols: return []
         case .stream:
             assertionFailure("a response the server makes itself has its body in memory")
             return []
