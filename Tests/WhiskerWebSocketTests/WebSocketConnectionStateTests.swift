@@ -19,6 +19,7 @@ struct WebSocketConnectionStateTests {
 
     private func closeCode(_ action: WebSocketConnectionState.Action?) -> (WebSocketCloseCode?, Bool)? {
         if case .sendClose(_, let closeStream, let code, _) = action { return (code, closeStream) }
+        if case .fail(_, let code, _) = action { return (code, true) }
         return nil
     }
 

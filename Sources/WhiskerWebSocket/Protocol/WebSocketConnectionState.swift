@@ -22,6 +22,9 @@ struct WebSocketConnectionState {
         /// Send this close frame; then, if `closeStream`, close the TCP connection once it is
         /// written, else wait for the peer's close frame.
         case sendClose([UInt8], closeStream: Bool, code: WebSocketCloseCode?, reason: String)
+        /// The peer broke a rule: send this close frame with the rule's code, then close the TCP
+        /// connection once it is written (RFC 6455 7.1.7). `reason` says which rule, for the log.
+        case fail([UInt8], code: WebSocketCloseCode, reason: String)
         /// The close handshake is complete (or cannot complete): close the TCP connection.
         case closeStream
     }
@@ -108,7 +111,7 @@ struct WebSocketConnectionState {
         closeReason = closeReason ?? (code, reason)
         // After our own close frame no second one may follow: only the TCP close.
         guard wasOpen else { return .closeStream }
-        return .sendClose(WebSocketFrame.close(code, reason: reason), closeStream: true, code: code, reason: reason)
+        return .fail(WebSocketFrame.close(code, reason: reason), code: code, reason: reason)
     }
 
     /// A token bucket: `burst` control frames at once, `controlFramesPerSecond` in the long run.
