@@ -17,9 +17,16 @@ struct WebSocketConnectionStateTests {
         }
     }
 
-    private func closeCode(_ action: WebSocketConnectionState.Action?) -> (WebSocketCloseCode?, Bool)? {
-        if case .sendClose(_, let closeStream, let code, _) = action { return (code, closeStream) }
-        if case .fail(_, let code, _) = action { return (code, true) }
+    /// A close frame's code, and whether the TCP connection closes after it.
+    private struct CloseOutcome: Equatable {
+        let code: WebSocketCloseCode?
+        let closesStream: Bool
+        init(_ code: WebSocketCloseCode?, _ closesStream: Bool) { self.code = code; self.closesStream = closesStream }
+    }
+
+    private func closeCode(_ action: WebSocketConnectionState.Action?) -> CloseOutcome? {
+        if case .sendClose(_, let closeStream, let code, _) = action { return CloseOutcome(code, closeStream) }
+        if case .fail(_, let code, _) = action { return CloseOutcome(code, true) }
         return nil
     }
 
@@ -46,7 +53,7 @@ struct WebSocketConnectionStateTests {
     @Test func ourCloseWaitsForThePeersThenClosesTheStream() {
         var driver = Driver()
         let close = driver.state.close(.goingAway, reason: "shutting down")
-        #expect(closeCode(close)! == (.goingAway, false))
+        #expect(closeCode(close) == CloseOutcome(.goingAway, false))
         #expect(driver.state.close(.normalClosure) == nil)  // one close frame only
         // Data and pings that were on their way are dropped; the handler has stopped taking them.
         #expect(driver.feed(ClientFrame.text("in flight") + ClientFrame.ping([1])) == [])
@@ -65,7 +72,7 @@ struct WebSocketConnectionStateTests {
         var driver = Driver()
         let actions = driver.feed(ClientFrame.make(0x1, Array("x".utf8), masked: false))
         #expect(actions.count == 1)
-        #expect(closeCode(actions.first)! == (.protocolError, true))
+        #expect(closeCode(actions.first) == CloseOutcome(.protocolError, true))
     }
 
     @Test func aBrokenRuleAfterOurCloseOnlyClosesTheStream() {
@@ -80,7 +87,7 @@ struct WebSocketConnectionStateTests {
         let actions = driver.feed(flood)
         #expect(actions.count == 101)
         #expect(actions.prefix(100).allSatisfy { $0 == .send([0x8A, 0x01, 0x2A]) })
-        #expect(closeCode(actions.last)! == (.policyViolation, true))
+        #expect(closeCode(actions.last) == CloseOutcome(.policyViolation, true))
     }
 
     @Test func pingsWithinTheRateAreAllAnswered() {
@@ -97,7 +104,7 @@ struct WebSocketConnectionStateTests {
     @Test func aFloodOfUnsolicitedPongsIsBoundedToo() {
         var driver = Driver(limits: WebSocketLimits(controlFrameBurst: 5, controlFramesPerSecond: 1))
         let actions = driver.feed((0..<6).flatMap { _ in ClientFrame.pong() })
-        #expect(closeCode(actions.last)! == (.policyViolation, true))
+        #expect(closeCode(actions.last) == CloseOutcome(.policyViolation, true))
     }
 
     @Test func serverFramesAreUnmaskedInTheShortestLengthForm() {

@@ -240,11 +240,13 @@ import WhiskerTesting
     }
 
     @Test func aSlowHandler_StopsTheServerReading_AndGetsEveryMessageInOrder() async throws {
-        let release = AsyncStream<Void>.makeStream()
         let received = AsyncStream<String>.makeStream()
+        let pausedWith = AsyncStream<Int>.makeStream()
         let server = makeTestServer()
         try server.webSocket("/ws/echo", limits: WebSocketLimits(maxBufferedMessages: 2)) { socket in
-            for await _ in release.stream { break }  // takes nothing until released
+            // Takes nothing until the server has stopped reading for want of room.
+            pausedWith.continuation.yield(await socket.readingPaused())
+            pausedWith.continuation.finish()
             for try await message in socket.messages {
                 if case .text(let text) = message { received.continuation.yield(text) }
                 if case .text("last") = message { break }
@@ -261,7 +263,9 @@ import WhiskerTesting
                 for index in 0..<32 { try await client.send(ClientFrame.text("\(index) \(payload)")) }
                 try await client.send(ClientFrame.text("last"))
             }
-            release.continuation.yield()
+            var pauses: [Int] = []
+            for await count in pausedWith.stream { pauses.append(count) }
+            #expect(pauses == [2], "reading paused with the two messages the limit allows waiting")
             var texts: [String] = []
             for await text in received.stream { texts.append(text) }
             try await sender.value

@@ -89,6 +89,15 @@ public final class WebSocket: Sendable {
         }
     }
 
+    /// For tests: waits until the connection stops reading because the handler has not taken
+    /// its messages, and returns how many wait (``WebSocketLimits/maxBufferedMessages``), or -1
+    /// when the connection closed first.
+    func readingPaused() async -> Int {
+        await withCheckedContinuation { continuation in
+            connection.run { $0.whenReadingPauses(continuation) }
+        }
+    }
+
     func closeAfterHandler(_ code: WebSocketCloseCode, reason: String) async {
         await close(code, reason: reason)
     }

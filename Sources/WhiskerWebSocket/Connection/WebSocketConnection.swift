@@ -43,8 +43,8 @@ final class WebSocketConnection: ConnectionHandler {
     /// Why the connection closed, once known (for ``WebSocket/closeCode``).
     private(set) var closeCode: WebSocketCloseCode?
     private(set) var closeReason = ""
-    /// Suspended senders whose frame is not yet in the kernel.
-    private var pendingSends = 0
+    /// Tests waiting for reading to pause (see ``WebSocket/readingPaused()``).
+    private var pauseWaiters: [CheckedContinuation<Int, Never>] = []
 
     init(connection: Connection, limits: WebSocketLimits, request: HTTPRequest, context: RequestContext?, handler: @escaping @Sendable (WebSocket) async throws -> Void) {
         self.connection = connection
@@ -121,6 +121,7 @@ final class WebSocketConnection: ConnectionHandler {
         inboundBytes = 0
         receiver?.resume(returning: nil)
         receiver = nil
+        resumePauseWaiters(-1)
         task?.cancel()
         task = nil
     }
@@ -177,6 +178,8 @@ final class WebSocketConnection: ConnectionHandler {
             receiver.resume(returning: message)
         } else {
             inbound.append(message)
+            // Never with the backpressure intact: a test that waits for the pause learns it broke.
+            if inbound.count > limits.maxBufferedMessages { resumePauseWaiters(inbound.count) }
         }
     }
 
@@ -192,6 +195,21 @@ final class WebSocketConnection: ConnectionHandler {
         guard !isReadingPaused else { return }
         isReadingPaused = true
         connection.stream.pauseReading()
+        resumePauseWaiters(inbound.count)
+    }
+
+    /// For tests: `continuation` gets the count of messages waiting once reading pauses (at
+    /// once if it is paused), or -1 if the stream closes first.
+    func whenReadingPauses(_ continuation: CheckedContinuation<Int, Never>) {
+        if isReadingPaused { return continuation.resume(returning: inbound.count) }
+        if connection.stream.isClosed { return continuation.resume(returning: -1) }
+        pauseWaiters.append(continuation)
+    }
+
+    private func resumePauseWaiters(_ value: Int) {
+        let waiters = pauseWaiters
+        pauseWaiters = []
+        for waiter in waiters { waiter.resume(returning: value) }
     }
 
     private func resumeReading() {
