@@ -224,6 +224,21 @@ import WhiskerTesting
         }
     }
 
+    @Test func aPeerThatReads_GetsAPongForEachPing() async throws {
+        try await echoServer(limits: WebSocketLimits(controlFrameBurst: 100_000, controlFramesPerSecond: 100_000)).withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            var (_, rest) = try await handshake(client)
+            // More pongs than the 64 KiB a non-reading peer may have waiting, each read as it comes:
+            // the cap (WebSocketConnection.maxUnsentForPong) never touches a peer that reads.
+            for index in 0..<(WebSocketConnection.maxUnsentForPong / 127 + 100) {
+                try await client.send(ClientFrame.ping([UInt8](repeating: 0x70, count: 124) + [UInt8(index & 0xFF)]))
+                let got = try await frames(client, count: 1, startingWith: rest)
+                rest = []
+                #expect(got.first?.0 == 0xA && got.first?.1.last == UInt8(index & 0xFF))
+            }
+        }
+    }
+
     @Test func aHandlerThatThrows_ClosesWithInternalError() async throws {
         struct Failure: Error {}
         let server = makeTestServer()

@@ -43,6 +43,8 @@ final class WebSocketConnection: ConnectionHandler {
     /// Why the connection closed, once known (for ``WebSocket/closeCode``).
     private(set) var closeCode: WebSocketCloseCode?
     private(set) var closeReason = ""
+    /// The unsent bytes past which pongs are dropped.
+    static let maxUnsentForPong = 64 * 1024
     /// Tests waiting for reading to pause (see ``WebSocket/readingPaused()``).
     private var pauseWaiters: [CheckedContinuation<Int, Never>] = []
 
@@ -132,7 +134,11 @@ final class WebSocketConnection: ConnectionHandler {
     private func process() {
         var pong: [UInt8]?
         defer {
-            if let pong, !connection.stream.isClosed { write(pong, completion: nil) }
+            // A peer that pings and does not read gets no more pongs once 64 KiB wait for it:
+            // the pongs it never takes cannot pile up in memory.
+            if let pong, !connection.stream.isClosed, connection.stream.unsentByteCount < Self.maxUnsentForPong {
+                write(pong, completion: nil)
+            }
         }
         while !connection.stream.isClosed {
             if inbound.count >= limits.maxBufferedMessages {

@@ -5,7 +5,8 @@
 /// (`maxBufferedMessages` of at most `maxMessageSize` each: reading stops while they wait, so that
 /// TCP flow control slows the peer), a read buffer of at most one read (64 KiB; a frame's payload
 /// is moved out as it arrives, so a large frame does not grow it), a control frame (125 bytes) and
-/// the frames the handler queued to send (`send` suspends until each one is in the kernel). With
+/// the frames the handler queued to send (`send` suspends until each one is in the kernel; pongs
+/// are coalesced, and dropped while 64 KiB wait for a peer that does not read). With
 /// the defaults: about 1 MiB + 4 x 1 MiB + 64 KiB, reached only by a peer that sends 1 MiB messages
 /// faster than the handler takes them.
 ///
