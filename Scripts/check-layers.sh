@@ -98,8 +98,11 @@ core_lines = sum(
 # (RequestBodyRate, issue 38 item 5), carried beside its body limit from the route to the timer
 # of the connection, and the pause of the rate while a response streams: limits of the core.
 # 3030: the public seam for a protocol switch after a 101 (ProtocolSwitch, issue 39), which lets
-# WebSocket and the protocols of users plug in without a package slot.
-core_budget = 3030
+# WebSocket and the protocols of users plug in without a package slot. 3150: the public seam
+# itself (ServerFeature and its contributions, ListenerOption, the public early answer and
+# handover), which replaced the package slots of the configuration and the feature flags of the
+# listener; to be paid back when the implied listeners become factory functions (issue 39 item 2).
+core_budget = 3150
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 

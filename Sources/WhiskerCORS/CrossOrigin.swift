@@ -1,16 +1,14 @@
 import HTTPTypes
 import WhiskerCore
 
-/// The server's CORS policies (``WhiskerServer/CORS``), read once when it starts: preflights
-/// answered before routing (an ``EarlyAnswer``), and every response decorated (a ``ResponseStep``
-/// of the access phase). I/O-free.
-struct CrossOrigin: EarlyAnswer, ResponseStep {
+/// The server's CORS policies (``WhiskerServer/CORS``) as a feature: preflights answered before
+/// routing (an ``EarlyAnswer``), and every response decorated (a ``ResponseStep`` of the access
+/// phase). I/O-free.
+struct CrossOrigin: ServerFeature, EarlyAnswer, ResponseStep {
     /// As given, for `configuration.cors` to read back.
     let policies: [WhiskerServer.CORS]
     /// Longest prefix first: the most specific policy wins.
     private let byPrefix: [WhiskerServer.CORS]
-    /// Its key among the configuration's module hooks.
-    static let key = "cors"
     /// After the health checks.
     var order: Int { 10 }
     var phase: ResponseStepPhase { .access }
@@ -21,8 +19,13 @@ struct CrossOrigin: EarlyAnswer, ResponseStep {
         self.byPrefix = policies.sorted { $0.pathPrefix.count > $1.pathPrefix.count }
     }
 
-    func validate() throws(WhiskerServerError) {
+    func validate(_ configuration: WhiskerServer.Configuration) throws(WhiskerServerError) {
         for policy in policies { try policy.validate() }
+    }
+
+    func contribute(to contributions: inout ServerFeatureContributions) {
+        contributions.add(self as any EarlyAnswer)
+        contributions.add(self as any ResponseStep)
     }
 
     func answer(_ head: HTTPRequest, path: Substring, context: EarlyAnswerContext) -> LocalAnswer? {

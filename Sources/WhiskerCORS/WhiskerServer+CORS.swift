@@ -80,11 +80,7 @@ extension WhiskerServer.Configuration {
     ///     import WhiskerCORS
     ///     configuration.cors = [.init(allowedOrigins: ["https://cats.example"], pathPrefix: "/api/")]
     public var cors: [WhiskerServer.CORS] {
-        get { (earlyAnswers[CrossOrigin.key] as? CrossOrigin)?.policies ?? [] }
-        set {
-            let crossOrigin = CrossOrigin(newValue)
-            earlyAnswers[CrossOrigin.key] = crossOrigin
-            moduleSteps[CrossOrigin.key] = crossOrigin
-        }
+        get { features[CrossOrigin.self]?.policies ?? [] }
+        set { features[CrossOrigin.self] = CrossOrigin(newValue) }
     }
 }

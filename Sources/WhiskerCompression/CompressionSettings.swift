@@ -79,7 +79,7 @@ extension WhiskerServer.Configuration {
     ///
     ///     configuration.compression = CompressionSettings()
     public var compression: CompressionSettings? {
-        get { (moduleSteps[ResponseCompression.key] as? ResponseCompression)?.settings }
-        set { moduleSteps[ResponseCompression.key] = newValue.map(ResponseCompression.init) }
+        get { features[ResponseCompression.self]?.settings }
+        set { features[ResponseCompression.self] = newValue.map(ResponseCompression.init) }
     }
 }

@@ -36,14 +36,16 @@ extension WhiskerServer.Configuration {
     ///
     ///     configuration.requestDecompression = RequestDecompressionSettings()
     public var requestDecompression: RequestDecompressionSettings? {
-        get { (requestDecoding as? RequestDecompression)?.settings }
-        set { requestDecoding = newValue.map(RequestDecompression.init) }
+        get { features[RequestDecompression.self]?.settings }
+        set { features[RequestDecompression.self] = newValue.map(RequestDecompression.init) }
     }
 }
 
 /// The core's ``RequestDecoding`` hook, for gzip and deflate through zlib's inflate.
-struct RequestDecompression: RequestDecoding {
+struct RequestDecompression: ServerFeature, RequestDecoding {
     let settings: RequestDecompressionSettings
+
+    func contribute(to contributions: inout ServerFeatureContributions) { contributions.requestDecoding = self }
 
     var maxRatio: Int? { settings.maxRatio }
 

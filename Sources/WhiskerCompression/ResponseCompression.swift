@@ -2,12 +2,13 @@ import HTTPTypes
 import Synchronization
 import WhiskerCore
 
-/// ``CompressionSettings`` at work: the last ``ResponseStep`` of every response, the content coding.
-struct ResponseCompression: ResponseStep {
+/// ``CompressionSettings`` at work, a feature: the last ``ResponseStep`` of every response, the
+/// content coding.
+struct ResponseCompression: ServerFeature, ResponseStep {
     let settings: CompressionSettings
     var phase: ResponseStepPhase { .coding }
-    /// Its key among ``WhiskerServer/Configuration/moduleSteps``.
-    static let key = "compression"
+
+    func contribute(to contributions: inout ServerFeatureContributions) { contributions.add(self as any ResponseStep) }
 
     func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
         response = encode(response, for: request)

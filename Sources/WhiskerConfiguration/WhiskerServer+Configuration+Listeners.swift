@@ -32,8 +32,8 @@ extension WhiskerServer.Configuration {
         } catch {
             throw WhiskerServer.ConfigurationError(key: "unixSocket.path", "\(sources.origin(of: "unixSocket.path")): \(error)")
         }
-        listeners = implied.filter { !$0.servesOnlyHealthChecks }
+        listeners = implied.filter(\.options.servesRoutes)
             + [.unixDomainSocket(path, permissions: permissions)]
-            + implied.filter(\.servesOnlyHealthChecks)
+            + implied.filter { !$0.options.servesRoutes }
     }
 }

@@ -15,11 +15,11 @@ enum HTTP2Upgrade {
     static let switchingProtocols = Array("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8)
     private static let settingsField = HTTPField.Name("HTTP2-Settings")!
 
-    /// The decoded SETTINGS payload if `head` asks for a valid h2c upgrade, else `nil`.
-    static func settingsPayload(_ head: RequestHead) -> [UInt8]? {
-        let fields = head.request.headerFields
-        guard head.isHTTP11, head.framing == .none,
-            fields[values: .upgrade].contains(where: { $0.split(separator: ",").contains { $0.trimmed().lowercased() == "h2c" } }),
+    /// The decoded SETTINGS payload if `request` (HTTP/1.1, without a body: the core asks only
+    /// about those) asks for a valid h2c upgrade, else `nil`.
+    static func settingsPayload(_ request: HTTPRequest) -> [UInt8]? {
+        let fields = request.headerFields
+        guard fields[values: .upgrade].contains(where: { $0.split(separator: ",").contains { $0.trimmed().lowercased() == "h2c" } }),
             connectionTokens(fields).isSuperset(of: ["upgrade", "http2-settings"]),
             let encoded = fields[values: settingsField].first, fields[values: settingsField].count == 1
         else { return nil }

@@ -11,8 +11,8 @@ extension WhiskerServer.Configuration {
     /// Once set, even to `nil`, an HTTP/2 client with prior knowledge is told in its own protocol
     /// that it must use HTTP/1.1 (GOAWAY with HTTP_1_1_REQUIRED) rather than getting a 400.
     public var http2: HTTP2Settings? {
-        get { (protocolHandover as? HTTP2Handover)?.settings }
-        set { protocolHandover = HTTP2Handover(settings: newValue, cleartextOnly: cleartextHTTP2Only, upgradesByDefault: acceptsH2CUpgrade) }
+        get { features[HTTP2Handover.self]?.settings }
+        set { features.add(HTTP2Handover(settings: newValue, cleartextOnly: cleartextHTTP2Only, upgradesByDefault: acceptsH2CUpgrade)) }
     }
 
     /// Makes the cleartext listener an HTTP/2-only port (h2c with prior knowledge), as backends
@@ -21,8 +21,8 @@ extension WhiskerServer.Configuration {
     /// port serves both, and bytes that do not begin like the preface are HTTP/1.1). Needs
     /// ``http2``: the server refuses to start without it.
     public var cleartextHTTP2Only: Bool {
-        get { (protocolHandover as? HTTP2Handover)?.cleartextOnly ?? false }
-        set { protocolHandover = HTTP2Handover(settings: http2, cleartextOnly: newValue, upgradesByDefault: acceptsH2CUpgrade) }
+        get { features[HTTP2Handover.self]?.cleartextOnly ?? false }
+        set { features.add(HTTP2Handover(settings: http2, cleartextOnly: newValue, upgradesByDefault: acceptsH2CUpgrade)) }
     }
 
     /// Whether cleartext listeners answer `Upgrade: h2c` (with `HTTP2-Settings`) with `101` and
@@ -40,7 +40,7 @@ extension WhiskerServer.Configuration {
     /// logs are bypassed (h2c smuggling). To accept the upgrade on a listener of such a server,
     /// say so on that listener: `.tcp(port: 8081, acceptsH2CUpgrade: true)`.
     public var acceptsH2CUpgrade: Bool {
-        get { (protocolHandover as? HTTP2Handover)?.upgradesByDefault ?? false }
-        set { protocolHandover = HTTP2Handover(settings: http2, cleartextOnly: cleartextHTTP2Only, upgradesByDefault: newValue) }
+        get { features[HTTP2Handover.self]?.upgradesByDefault ?? false }
+        set { features.add(HTTP2Handover(settings: http2, cleartextOnly: cleartextHTTP2Only, upgradesByDefault: newValue)) }
     }
 }

@@ -24,18 +24,30 @@ extension WhiskerServer.HealthChecks {
     static let notFound = LocalAnswer.rejection(HTTPRejection(.notFound, "this listener serves only the health checks"))
 }
 
-/// The health checks as an ``EarlyAnswer``, first of all: on every listener, or only (and there
-/// to every path) on their own.
-struct HealthAnswer: EarlyAnswer {
+/// The health checks as a feature: an ``EarlyAnswer``, first of all, on every listener, or only
+/// (and there to every path) on their own (``HealthChecksOnly``); the drain delay; and their own
+/// port among the implied listeners.
+struct HealthChecksFeature: ServerFeature {
     let checks: WhiskerServer.HealthChecks
-    /// Its key among the configuration's module hooks.
-    static let key = "health"
-    var order: Int { 0 }
-    var answersHealthChecks: Bool { true }
 
-    func answer(_ head: HTTPRequest, path: Substring, context: EarlyAnswerContext) -> LocalAnswer? {
-        guard !context.healthChecksHaveOwnListener || context.servesOnlyHealth else { return nil }
-        return checks.answer(head.method, path: path, isReady: context.isReady) ?? (context.servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil)
+    func contribute(to contributions: inout ServerFeatureContributions) {
+        let listeners = contributions.configuration.listeners
+        let ownListener = checks.port != nil || listeners.contains { $0.options[HealthChecksOnly.self] != nil }
+        contributions.add(HealthAnswer(checks: checks, haveOwnListener: ownListener))
+        contributions.drainDelay = checks.drainDelay
+        contributions.healthChecksListener = checks.port.map { ($0, HealthChecksOnly()) }
     }
 }
 
+/// The health checks' answer before routing.
+struct HealthAnswer: EarlyAnswer {
+    let checks: WhiskerServer.HealthChecks
+    /// Some listener serves only the health checks, so the others do not answer them.
+    let haveOwnListener: Bool
+
+    func answer(_ head: HTTPRequest, path: Substring, context: EarlyAnswerContext) -> LocalAnswer? {
+        let servesOnlyHealth = context.listenerOptions[HealthChecksOnly.self] != nil
+        guard !haveOwnListener || servesOnlyHealth else { return nil }
+        return checks.answer(head.method, path: path, isReady: context.isReady) ?? (servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil)
+    }
+}

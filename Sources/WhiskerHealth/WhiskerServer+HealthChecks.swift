@@ -48,11 +48,7 @@ extension WhiskerServer.Configuration {
     ///
     /// A listener of the list may serve only them: `.tcp(port: 9090, servesOnlyHealthChecks: true)`.
     public var healthChecks: WhiskerServer.HealthChecks? {
-        get { (earlyAnswers[HealthAnswer.key] as? HealthAnswer)?.checks }
-        set {
-            earlyAnswers[HealthAnswer.key] = newValue.map(HealthAnswer.init)
-            drainDelay = newValue?.drainDelay ?? .zero
-            healthChecksPort = newValue?.port
-        }
+        get { features[HealthChecksFeature.self]?.checks }
+        set { features[HealthChecksFeature.self] = newValue.map(HealthChecksFeature.init) }
     }
 }

@@ -25,8 +25,8 @@ extension WhiskerServer.Configuration {
     /// (or ``tracer``) sets ``/WhiskerCore/WhiskerServer/Configuration/requestObserver`` to a
     /// ``RequestInstrumentation``, in place of any observer it had.
     public var metrics: (any MetricsFactory)? {
-        get { (requestObserver as? RequestInstrumentation)?.metrics }
-        set { requestObserver = RequestInstrumentation(metrics: newValue, tracer: tracer) }
+        get { features[RequestInstrumentation.self]?.metrics }
+        set { features[RequestInstrumentation.self] = RequestInstrumentation(metrics: newValue, tracer: tracer) }
     }
     /// The tracer that gets one `.server` span per request; `nil` (the default) for none, at no
     /// cost. The span continues the client's trace: the tracer reads its propagation fields
@@ -41,7 +41,12 @@ extension WhiskerServer.Configuration {
     ///     InstrumentationSystem.bootstrap(myTracer)   // swift-otel, for example
     ///     configuration.tracer = InstrumentationSystem.tracer
     public var tracer: (any Tracer)? {
-        get { (requestObserver as? RequestInstrumentation)?.tracer }
-        set { requestObserver = RequestInstrumentation(metrics: metrics, tracer: newValue) }
+        get { features[RequestInstrumentation.self]?.tracer }
+        set { features[RequestInstrumentation.self] = RequestInstrumentation(metrics: metrics, tracer: newValue) }
     }
+}
+
+extension RequestInstrumentation: ServerFeature {
+    /// Observes every request of the server it is a feature of.
+    public func contribute(to contributions: inout ServerFeatureContributions) { contributions.add(self as any RequestObserver) }
 }

@@ -102,8 +102,8 @@ extension WhiskerServer.Configuration {
     ///     import WhiskerProxies
     ///     configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])
     public var reverseProxies: WhiskerServer.ReverseProxies? {
-        get { (proxyTrust as? TrustedProxies)?.proxies }
-        set { proxyTrust = newValue.map(TrustedProxies.init) }
+        get { features[TrustedProxies.self]?.proxies }
+        set { features[TrustedProxies.self] = newValue.map(TrustedProxies.init) }
     }
 }
 
@@ -115,12 +115,17 @@ extension RequestContext {
 
 /// ``WhiskerCore/WhiskerServer/ReverseProxies`` as the core asks for them (``ProxyTrust``): the
 /// PROXY header reader, and the client from the header and the forwarding fields.
-struct TrustedProxies: ProxyTrust {
+struct TrustedProxies: ServerFeature, ProxyTrust {
     let proxies: WhiskerServer.ReverseProxies
 
-    func preambleReader(for connection: Connection) -> any ConnectionHandler {
-        ProxyProtocolReader(connection: connection, proxies: proxies)
+    func contribute(to contributions: inout ServerFeatureContributions) { contributions.proxyTrust = self }
+
+    func preambleReader(for connection: Connection) -> (any ConnectionHandler)? {
+        guard connection.listenerOptions[ProxyProtocolFirst.self] != nil else { return nil }
+        return ProxyProtocolReader(connection: connection, proxies: proxies)
     }
+
+    var listenerOption: any ListenerOption { ProxyProtocolFirst() }
 
     func client(of origin: RequestOrigin, fields: HTTPFields?) -> (client: SocketAddress, scheme: String) {
         // The PROXY header's source is the nearest hop the server believes.
@@ -135,4 +140,30 @@ struct TrustedProxies: ProxyTrust {
     var impliedProxyProtocol: (cleartext: Bool, https: Bool, socketNames: Set<String>) {
         (proxies.proxyProtocol.contains(.cleartext), proxies.proxyProtocol.contains(.https), proxies.proxyProtocolSocketNames)
     }
+}
+
+/// The listener option of a listener whose every connection starts with a PROXY protocol header
+/// (`Listener.expectingProxyProtocol()`).
+public struct ProxyProtocolFirst: ListenerOption, Equatable {
+    /// The option.
+    public init() {}
+
+    public var logField: (name: String, value: String) { ("proxy_protocol", "true") }
+
+    public func validate(_ listener: WhiskerServer.Listener, in configuration: WhiskerServer.Configuration) throws(WhiskerServerError) {
+        guard configuration.reverseProxies != nil else {
+            throw WhiskerServerError("the listener \(listener.address) expects the PROXY protocol, but no proxy is trusted (configuration.reverseProxies)")
+        }
+    }
+}
+
+extension WhiskerServer.Listener {
+    /// This listener with every connection starting with a PROXY protocol header (v1 or v2) from
+    /// one of the trusted proxies (`configuration.reverseProxies`); one that does not is closed.
+    ///
+    ///     configuration.listeners = [.tcp(host: "0.0.0.0", port: 8080).expectingProxyProtocol()]
+    public func expectingProxyProtocol() -> Self { with(ProxyProtocolFirst()) }
+
+    /// Whether connections here start with a PROXY protocol header.
+    public var expectsProxyProtocol: Bool { options[ProxyProtocolFirst.self] != nil }
 }

@@ -5,8 +5,11 @@ import WhiskerSockets
 
 /// The HTTPS listener as the core sees it (``SecureListener``): at start it loads the certificate
 /// and returns the wrapper that puts every accepted socket behind a ``TLSStream``.
-struct TLSListener: SecureListener {
+struct TLSListener: ServerFeature, SecureListener {
     let https: WhiskerServer.HTTPS
+
+    /// As a feature (`configuration.https`), the implied HTTPS listener.
+    func contribute(to contributions: inout ServerFeatureContributions) { contributions.secureListener = self }
 
     var host: String? { https.host }
     var port: Int { https.port }

@@ -27,8 +27,8 @@ extension WhiskerServer.Configuration {
     /// `socketActivation`, its `tls` serves the inherited TLS sockets and its `host` and `port`
     /// are not used. ALPN offers `h2` only when HTTP/2 is on (`configuration.http2`, WhiskerHTTP2).
     public var https: WhiskerServer.HTTPS? {
-        get { (secureListener as? TLSListener)?.https }
-        set { secureListener = newValue.map(TLSListener.init) }
+        get { features[TLSListener.self]?.https }
+        set { features[TLSListener.self] = newValue.map(TLSListener.init) }
     }
 }
 
@@ -43,15 +43,12 @@ extension WhiskerServer.Listener {
     ///   - host: A numeric IPv4 or IPv6 address, or `localhost`.
     ///   - port: The port; 0 picks a free one.
     ///   - tls: The certificate, key, versions and ALPN protocols.
-    ///   - expectsProxyProtocol: Every connection starts with a PROXY protocol header, before TLS.
-    public static func https(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration, expectsProxyProtocol: Bool = false) -> Self {
-        Self(address: .tcp(host: host, port: port), expectsProxyProtocol: expectsProxyProtocol,
-             secure: TLSListener(https: WhiskerServer.HTTPS(host: host, port: port, tls: tls)))
+    public static func https(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration) -> Self {
+        Self(address: .tcp(host: host, port: port), secure: TLSListener(https: WhiskerServer.HTTPS(host: host, port: port, tls: tls)))
     }
 
     /// TLS on the sockets systemd passed under `name`, presenting `tls`'s certificate.
-    public static func inheritedHTTPS(_ name: String, tls: TLSConfiguration, expectsProxyProtocol: Bool = false) -> Self {
-        Self(address: .inherited(name: name), expectsProxyProtocol: expectsProxyProtocol,
-             secure: TLSListener(https: WhiskerServer.HTTPS(port: 0, tls: tls)))
+    public static func inheritedHTTPS(_ name: String, tls: TLSConfiguration) -> Self {
+        Self(address: .inherited(name: name), secure: TLSListener(https: WhiskerServer.HTTPS(port: 0, tls: tls)))
     }
 }

@@ -13,7 +13,8 @@ import Synchronization
 public struct CapturingLogHandler: LogHandler {
     /// Where the messages go.
     public let lines: LoggedLines
-    /// The logger's own metadata (not merged into what is kept).
+    /// The logger's own metadata, kept with each message under what the message gives (as
+    /// swift-log's handlers merge it).
     public var metadata: Logger.Metadata = [:]
     /// The lowest level the handler keeps; everything, unless the logger says otherwise.
     public var logLevel: Logger.Level = .trace
@@ -31,7 +32,7 @@ public struct CapturingLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        lines.append(("\(event.message)", event.metadata ?? [:]))
+        lines.append(("\(event.message)", metadata.merging(event.metadata ?? [:]) { $1 }))
     }
 }
 

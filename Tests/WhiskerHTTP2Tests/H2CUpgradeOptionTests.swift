@@ -50,6 +50,26 @@ import WhiskerTesting
         }
     }
 
+    /// The core asks a handover only about an HTTP/1.1 request without a body: an upgrade that
+    /// comes with one (or over HTTP/1.0) is served as HTTP/1.1, even where the upgrade is on.
+    @Test func anUpgradeWithABody_OrHTTP10_IsServedAsHTTP1() async throws {
+        let server = makeHTTP2Server { $0.acceptsH2CUpgrade = true }
+        try registerBasicRoutes(on: server)
+        try await server.withRunning { address in
+            for request in [
+                "POST /echo HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\nContent-Length: 3\r\n\r\nabc",
+                "GET /hello HTTP/1.0\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n",
+            ] {
+                let client = try await TestClient.connect(to: address)
+                try await client.send(request)
+                let response = try await client.readResponse()
+                #expect(response.status == 200 && ["abc", "hello"].contains(response.text), "\(request): \(response.status) \(response.text)")
+            }
+            let (_, h2, raw) = try await smuggle(to: address)
+            #expect(raw.hasPrefix("HTTP/1.1 101") && !h2.frames.isEmpty, "without a body, the upgrade is taken (so the test can fail)")
+        }
+    }
+
     @Test func priorKnowledge_IsServed_WithTheUpgradeOff() async throws {
         let server = makeHTTP2Server()
         try registerBasicRoutes(on: server)
@@ -93,7 +113,7 @@ import WhiskerTesting
         let server = makeHTTP2Server {
             $0.acceptsH2CUpgrade = true
             $0.reverseProxies = try? .init(trusting: ["10.0.0.0/8"])
-            $0.listeners = [.tcp(port: 0, acceptsH2CUpgrade: true), .tcp(port: 0, acceptsH2CUpgrade: false), .tcp(port: 0)]
+            $0.listeners = [.tcp(port: 0).acceptingH2CUpgrade(true), .tcp(port: 0).acceptingH2CUpgrade(false), .tcp(port: 0)]
         }
         try registerBasicRoutes(on: server)
         try await server.withRunningAddresses { addresses in

@@ -103,7 +103,7 @@ import WhiskerTesting
     /// A listener of the list that serves only HTTP/2 (h2c with prior knowledge), beside one
     /// that serves both: the option sits on the listener.
     @Test func aListenerServingOnlyHTTP2_RefusesHTTP1_TheOtherServesBoth() async throws {
-        let server = makeHTTP2Server { $0.listeners = [.tcp(port: 0), .tcp(port: 0, servesOnlyHTTP2: true)] }
+        let server = makeHTTP2Server { $0.listeners = [.tcp(port: 0), .tcp(port: 0).servingOnlyHTTP2()] }
         try registerBasicRoutes(on: server)
         try await server.withRunningAddresses { addresses in
             let http1 = try await TestClient.connect(to: addresses[0])
@@ -120,7 +120,7 @@ import WhiskerTesting
         }
         let withoutHTTP2 = makeHTTP2Server {
             $0.http2 = nil
-            $0.listeners = [.tcp(port: 0, servesOnlyHTTP2: true)]
+            $0.listeners = [.tcp(port: 0).servingOnlyHTTP2()]
         }
         let error = await #expect(throws: WhiskerServerError.self) { try await withoutHTTP2.run() }
         #expect(error?.description.contains("serves only HTTP/2, which is off") == true)

@@ -11,7 +11,7 @@ import WhiskerTesting
     @Test func aHealthOnlyListener_FromTheList_AnswersOnlyThem_AndTheOthersNot() async throws {
         let server = makeTestServer {
             $0.healthChecks = .init()
-            $0.listeners = [.tcp(port: 0), .tcp(port: 0, servesOnlyHealthChecks: true)]
+            $0.listeners = [.tcp(port: 0), .tcp(port: 0).servingOnlyHealthChecks()]
         }
         try registerBasicRoutes(on: server)
         try await server.withRunningAddresses { addresses in
@@ -24,6 +24,13 @@ import WhiskerTesting
             try await health.send(Self.get("/hello"))
             #expect(try await health.readResponse().status == 404, "only the health checks there")
         }
+    }
+
+    @Test func aHealthOnlyListener_WithoutHealthChecks_IsAStartupError() async throws {
+        let server = makeTestServer { $0.listeners = [.tcp(port: 0).servingOnlyHealthChecks()] }
+        let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
+        #expect(error?.description.contains("serves only the health checks") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("none are configured (configuration.healthChecks)") == true)
     }
 
     @Test func theirPort_IsTheLastImpliedListener_ServingOnlyThem() throws {

@@ -22,6 +22,13 @@ import WhiskerTesting
         }
     }
 
+    @Test func aPROXYListener_WithoutTrustedProxies_IsAStartupError() async throws {
+        let server = makeTestServer { $0.listeners = [.tcp(port: 0).expectingProxyProtocol()] }
+        let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
+        #expect(error?.description.contains("expects the PROXY protocol") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("no proxy is trusted (configuration.reverseProxies)") == true)
+    }
+
     @Test func theImpliedListeners_ExpectThePROXYProtocol_AsTheProxiesSay() throws {
         var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
         configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])

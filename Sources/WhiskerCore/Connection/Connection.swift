@@ -4,11 +4,11 @@ public import WhiskerSockets
 /// One accepted connection: its byte stream (a socket, or a wrapper such as TLS around it) and
 /// the handler that speaks its protocol. Every connection starts with HTTP/1.1; a handler may
 /// hand the connection over to another protocol (HTTP/2 by ALPN, by its preface or after
-/// `Upgrade: h2c`, see ``ProtocolHandover``) with ``handOver(to:buffered:)``, after which the
+/// `Upgrade: h2c`, see ``ProtocolHandover``; or after a `101`, ``ProtocolSwitch``) with `handOver(to:buffered:)`, after which the
 /// stream's events go straight to the new handler: nothing is forwarded through the old one.
-/// The registry entry (``onClose``) belongs to the connection, so it outlives any handover.
+/// The registry entry (`onClose`) belongs to the connection, so it outlives any handover.
 ///
-/// Ownership: while the stream is open, its callbacks (read readiness, ``onClose``) hold the
+/// Ownership: while the stream is open, its callbacks (read readiness, `onClose`) hold the
 /// connection, and the connection holds its current handler, which holds the connection back
 /// (strongly: a handler may close the stream in the middle of a batch of events and must still be
 /// able to read the connection afterwards). Nothing holds it `unowned`. When the stream closes it
@@ -26,6 +26,8 @@ public final class Connection {
     package let socket: SocketConnection?
     /// What the listener that accepted the connection asks of it.
     package let role: ListenerRole
+    /// The options of the listener that accepted the connection (``ListenerOption``).
+    public var listenerOptions: ListenerOptions { role.options }
     /// What the connection started with before HTTP, on a listener that expects it: the PROXY
     /// protocol header (``ProxyTrust``), which requests' contexts carry.
     package var preamble: ConnectionPreamble?
@@ -54,8 +56,8 @@ public final class Connection {
         }
         stream.startReading { [self] in handler?.readable() }
         var nothing = ReadBuffer()
-        if role.expectsProxyProtocol, let trust = context.configuration.proxyTrust {
-            handOver(to: trust.preambleReader(for: self), buffered: &nothing)
+        if let reader = context.contributions.proxyTrust?.preambleReader(for: self) {
+            handOver(to: reader, buffered: &nothing)
         } else {
             startHTTP1()
         }
@@ -69,7 +71,7 @@ public final class Connection {
 
     /// Where a request on this connection came from, for its ``RequestContext``.
     package func requestOrigin(httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor) -> RequestOrigin {
-        RequestOrigin(peer: stream.peer, httpVersion: httpVersion, tls: tls, executor: executor, preamble: preamble, servesOnlyHealth: role.servesOnlyHealth)
+        RequestOrigin(peer: stream.peer, httpVersion: httpVersion, tls: tls, executor: executor, preamble: preamble, listenerOptions: role.options)
     }
 
     /// Makes `handler` the connection's protocol from now on, and starts it with `buffered`: the

@@ -17,7 +17,6 @@ final class ConnectionRefusal {
     private let reason: String
     private let timer: ConnectionTimer
     private let onClose: () -> Void
-    private let handover: (any ProtocolHandover)?
     private let context: ServerContext
     private var buffer = ReadBuffer()
     private var isAnswered = false
@@ -25,7 +24,6 @@ final class ConnectionRefusal {
     init(stream: any ByteStream, reason: String, context: ServerContext, onClose: @escaping () -> Void) {
         self.stream = stream
         self.context = context
-        self.handover = context.configuration.protocolHandover
         self.reason = reason
         self.timer = ConnectionTimer(worker: stream.worker)
         self.onClose = onClose
@@ -65,7 +63,7 @@ final class ConnectionRefusal {
     private func answer() {
         guard !isAnswered else { return }
         var bytes: [UInt8] = []
-        switch handover?.refusal(buffer, reason: reason) ?? .notMine {
+        switch context.refusal(buffer, reason: reason) {
         case .needMore: return
         case .answer(let answer): bytes = answer
         case .notMine:

@@ -3,7 +3,7 @@ public import HTTPTypes
 /// A protocol an HTTP/1.1 connection continues in after a handler answered `101 Switching
 /// Protocols` (RFC 9110 §15.2.2): WebSocket (WhiskerWebSocket), or one of your own. The upgrade
 /// request is routed like any other, so the early answers, the observer, the access log and the
-/// request id see it; its handler decides, and returns ``Response/switchingProtocols(headerFields:to:)``:
+/// request id see it; its handler decides, and returns `Response.switchingProtocols(headerFields:to:)`:
 ///
 ///     server.register(method: .get, path: "/chat") { request in
 ///         guard request.head.headerFields[.upgrade]?.lowercased() == "chat" else {

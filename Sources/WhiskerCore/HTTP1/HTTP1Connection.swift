@@ -136,16 +136,18 @@ final class HTTP1Connection: ConnectionHandler {
                     answerPlaintextPeer()
                     return
                 }
-                if state.exchangeCount == 0, let handover = context.configuration.protocolHandover {
-                    switch handover.firstBytes(buffer, on: socket, servesOnlyThisProtocol: connection.role.servesOnlyHTTP2) {
-                    case .needMore: return
-                    case .http1: break
-                    case .takeOver:
-                        handOver(to: handover, upgrade: nil)
-                        return
-                    case .refuse(let answer, let reason):
-                        refuse(answer, reason: reason)
-                        return
+                if state.exchangeCount == 0 {
+                    for handover in context.handovers {
+                        switch handover.firstBytes(buffer, on: connection) {
+                        case .needMore: return
+                        case .http1: continue
+                        case .takeOver:
+                            handOver(to: handover, upgrade: nil)
+                            return
+                        case .refuse(let answer, let reason):
+                            refuse(answer, reason: reason)
+                            return
+                        }
                     }
                 }
                 let event: HTTP1RequestParser.Event?
@@ -156,8 +158,8 @@ final class HTTP1Connection: ConnectionHandler {
                     return
                 }
                 guard case .head(let head)? = event else { return }
-                if !state.isShuttingDown, connection.role.acceptsUpgrade, let handover = context.configuration.protocolHandover, handover.acceptsUpgrade(head, on: socket) {
-                    handOver(to: handover, upgrade: head)
+                if let handover = upgrade(asked: head) {
+                    handOver(to: handover, upgrade: head.request)
                     return
                 }
                 startExchange(head)
@@ -165,10 +167,18 @@ final class HTTP1Connection: ConnectionHandler {
         }
     }
 
+    /// The handover that takes the connection for `head`'s `Upgrade`, if any: only an HTTP/1.1
+    /// request without a body that has the field is asked about, and none while shutting down.
+    private func upgrade(asked head: RequestHead) -> (any ProtocolHandover)? {
+        guard !state.isShuttingDown, head.isHTTP11, head.framing == .none, !context.handovers.isEmpty,
+              head.request.headerFields[.upgrade] != nil else { return nil }
+        return context.handovers.first { $0.acceptsUpgrade(head.request, on: connection) }
+    }
+
     /// Hands the connection to another protocol with what was read so far: after its first bytes
     /// (the HTTP/2 preface), or answering the upgrade request `upgrade`. This handler stops here:
     /// its timer is cancelled and it gets no more events.
-    private func handOver(to handover: any ProtocolHandover, upgrade: RequestHead?) {
+    private func handOver(to handover: any ProtocolHandover, upgrade: HTTPRequest?) {
         let handler: any ConnectionHandler
         do {
             handler = try handover.takeOver(connection, upgrade: upgrade)
@@ -281,7 +291,7 @@ final class HTTP1Connection: ConnectionHandler {
     /// that says so, in the client's protocol (GOAWAY for an HTTP/2 preface), then close.
     private func answerPlaintextPeer() {
         let reason = "This port speaks HTTPS: send the request with TLS (https://)."
-        switch context.configuration.protocolHandover?.refusal(buffer, reason: reason) ?? .notMine {
+        switch context.refusal(buffer, reason: reason) {
         case .needMore:
             return
         case .answer(let answer):

@@ -19,7 +19,7 @@ extension ServerContext {
     /// be read): with trusted reverse proxies (``ProxyTrust``), the client they name.
     func requestContext(for head: HTTPRequest?, origin: RequestOrigin) -> RequestContext {
         let requestID = RequestContext.requestID(fromClient: head?.headerFields[RequestContext.requestIDField], generate: configuration.requestIDs)
-        guard let trust = configuration.proxyTrust else {
+        guard let trust = contributions.proxyTrust else {
             return RequestContext(peer: origin.peer, httpVersion: origin.httpVersion, tls: origin.tls, requestID: requestID)
         }
         let (client, scheme) = trust.client(of: origin, fields: head?.headerFields)
@@ -31,7 +31,9 @@ extension ServerContext {
 /// Runs the handler of `route` for `request` and sends its response to `target`, whatever the
 /// protocol: errors become a logged 500, the response goes through the server's ``ResponseSteps``,
 /// a streamed body is written chunk by chunk with backpressure, and a HEAD request gets the head
-/// only. The handler runs with ``RequestContext/current`` set, with an access logger one line per
+/// only. The handler runs with ``RequestContext/current`` set and swift-log's `Logger.current`
+/// bound to the server's logger with the request's id (`request_id`, when it has one), which the
+/// server's own lines about the request carry too; with an access logger one line per
 /// request is logged at the end, and with a ``RequestObserver`` the request is observed (measured,
 /// traced).
 func runHandler(
@@ -39,12 +41,15 @@ func runHandler(
     logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
 ) async {
     let started = accessLog == nil ? nil : ContinuousClock.now
-    let (status, bytes) = await RequestContext.$current.withValue(context) {
-        guard let observer else {
-            return await respond(route.handler, request: request, target: target, requestID: context.requestID, steps: steps, logger: logger)
-        }
-        return await observer.observe(request, route: route.template, context: context) {
-            await respond(route.handler, request: request, target: target, requestID: context.requestID, steps: steps, logger: logger)
+    let logger = logger.forRequest(context.requestID)
+    let (status, bytes) = await withLogger(logger) { logger in
+        await RequestContext.$current.withValue(context) {
+            guard let observer else {
+                return await respond(route.handler, request: request, target: target, requestID: context.requestID, steps: steps, logger: logger)
+            }
+            return await observer.observe(request, route: route.template, context: context) {
+                await respond(route.handler, request: request, target: target, requestID: context.requestID, steps: steps, logger: logger)
+            }
         }
     }
     if let accessLog, let started {
@@ -129,5 +134,16 @@ private final class CountingSink: ResponseBodySink {
     func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {
         try await target.writeBodyChunk(bytes)
         written.withLock { $0 += bytes.count }
+    }
+}
+
+extension Logger {
+    /// This logger with `request_id` metadata when the request has an id (quoted as the access
+    /// log quotes it); itself, at no cost, when it has none.
+    func forRequest(_ requestID: String?) -> Logger {
+        guard let requestID else { return self }
+        var logger = self
+        logger[metadataKey: "request_id"] = "\(LogValue.quoted(requestID))"
+        return logger
     }
 }

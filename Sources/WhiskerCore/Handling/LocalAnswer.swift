@@ -1,16 +1,17 @@
-package import HTTPTypes
+public import HTTPTypes
 import Logging
 
 /// A response the server makes itself, without a handler: a health check's, a preflight's, or a
 /// refusal (404, 405, 400, 408, 413, 415, 431, 503), which becomes problem details or plain text
-/// as the client accepts (``ProblemDetails``).
-package enum LocalAnswer: Sendable {
+/// as the client accepts (``ProblemDetails``). What an ``EarlyAnswer`` gives.
+public enum LocalAnswer: Sendable {
     /// A response made whole (a health check, an allowed preflight, `OPTIONS *`).
     case response(Response)
     /// A refusal, with fields for its response (`Allow` for a 405).
     case rejection(HTTPRejection, fields: HTTPFields)
 
-    package static func rejection(_ rejection: HTTPRejection) -> Self { .rejection(rejection, fields: [:]) }
+    /// A refusal without fields of its own.
+    public static func rejection(_ rejection: HTTPRejection) -> Self { .rejection(rejection, fields: [:]) }
 
     /// The response, before the ``ResponseSteps``: a rejection as ``ProblemDetails`` naming `requestID`.
     package func response(to head: HTTPRequest?, requestID: String?) -> Response {

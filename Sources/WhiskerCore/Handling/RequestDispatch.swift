@@ -12,19 +12,19 @@ package struct RequestOrigin {
     /// What the connection started with before HTTP (the PROXY protocol header), if its listener
     /// expects one.
     package let preamble: ConnectionPreamble?
-    /// The connection came to the health checks' own listener: it is answered nothing else.
-    package let servesOnlyHealth: Bool
+    /// The options of the listener the connection came to.
+    package let listenerOptions: ListenerOptions
 
     package init(
         peer: SocketAddress, httpVersion: RequestContext.HTTPVersion, tls: TLSDetails?, executor: DispatchQueueExecutor,
-        preamble: ConnectionPreamble? = nil, servesOnlyHealth: Bool = false
+        preamble: ConnectionPreamble? = nil, listenerOptions: ListenerOptions = ListenerOptions()
     ) {
         self.peer = peer
         self.httpVersion = httpVersion
         self.tls = tls
         self.executor = executor
         self.preamble = preamble
-        self.servesOnlyHealth = servesOnlyHealth
+        self.listenerOptions = listenerOptions
     }
 }
 
@@ -57,13 +57,11 @@ extension ServerContext {
         let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
         let context = requestContext(for: head, origin: origin)
         if !earlyAnswers.isEmpty {
-            let early = EarlyAnswerContext(
-                methods: routeMethods, isReady: readiness.isReady, servesOnlyHealth: origin.servesOnlyHealth,
-                healthChecksHaveOwnListener: healthChecksHaveOwnListener)
+            let early = EarlyAnswerContext(methods: routeMethods, isReady: readiness.isReady, listenerOptions: origin.listenerOptions)
             for hook in earlyAnswers {
                 guard let answer = hook.answer(head, path: pathOnly, context: early) else { continue }
                 if case .rejection(let refusal, _) = answer {
-                    logger.info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(refusal.status.code)", "reason": "\(LogValue.quoted(refusal.reason))"])
+                    logger.forRequest(context.requestID).info("rejected request", metadata: ["peer": "\(origin.peer)", "status": "\(refusal.status.code)", "reason": "\(LogValue.quoted(refusal.reason))"])
                 }
                 self.answer(answer, to: head, context: context, write: writeLocal)
                 return .answered
@@ -77,7 +75,7 @@ extension ServerContext {
             var head = head
             var decoding: RequestBody.Decoding?
             let channel = body(route.minBodyRate)
-            if channel != nil, let requestDecoding = configuration.requestDecoding, let coding = head.headerFields[.contentEncoding] {
+            if channel != nil, let requestDecoding = contributions.requestDecoding, let coding = head.headerFields[.contentEncoding] {
                 switch Self.decoding(coding, by: requestDecoding) {
                 case .identity: break
                 case .decode(let made):

@@ -33,3 +33,29 @@ public protocol RequestObserver: Sendable {
     ///   - write: Sends the response.
     func observeLocalResponse(to head: HTTPRequest?, status: Int, context: RequestContext, write: () -> Void)
 }
+
+/// Several observers as one, the first outermost: what the features' observers and
+/// ``WhiskerServer/Configuration/requestObserver`` become.
+struct ObserverChain: RequestObserver {
+    let outer: any RequestObserver
+    let inner: any RequestObserver
+
+    /// `observers` as one, or `nil` for none (the request path then pays one `nil` check).
+    static func make(_ observers: [any RequestObserver]) -> (any RequestObserver)? {
+        guard var chain = observers.last else { return nil }
+        for observer in observers.dropLast().reversed() { chain = ObserverChain(outer: observer, inner: chain) }
+        return chain
+    }
+
+    func observe(_ request: Request, route: String, context: RequestContext, _ respond: () async -> (status: Int, bytes: Int)) async -> (status: Int, bytes: Int) {
+        await outer.observe(request, route: route, context: context) {
+            await inner.observe(request, route: route, context: context, respond)
+        }
+    }
+
+    func observeLocalResponse(to head: HTTPRequest?, status: Int, context: RequestContext, write: () -> Void) {
+        outer.observeLocalResponse(to: head, status: status, context: context) {
+            inner.observeLocalResponse(to: head, status: status, context: context, write: write)
+        }
+    }
+}

@@ -51,7 +51,7 @@ public struct ResponseStepPhase: Comparable, Hashable, Sendable {
 }
 
 /// The steps of a running server, in order (read once, when it starts): the built-in ones, the
-/// modules' and the configuration's own.
+/// features' and the configuration's own.
 struct ResponseSteps: Sendable {
     let echoesRequestID: Bool
     /// The built-in content step, called directly: most servers have no other step.
@@ -60,12 +60,12 @@ struct ResponseSteps: Sendable {
     private let before: [any ResponseStep]
     private let after: [any ResponseStep]
 
-    init(_ configuration: WhiskerServer.Configuration) {
+    init(_ configuration: WhiskerServer.Configuration, featureSteps: [any ResponseStep]) {
         echoesRequestID = configuration.requestIDs
         content = ContentStep(generatesETags: configuration.generatesETags, servesRanges: configuration.servesByteRanges)
         var steps: [any ResponseStep] = []
         if configuration.requestIDs { steps.append(RequestIDStep()) }
-        steps += configuration.moduleSteps.sorted { $0.key < $1.key }.map(\.value)
+        steps += featureSteps
         steps += configuration.responseSteps
         // Stable: equal phases keep the order above, and the content step leads its phase.
         let ordered = steps.enumerated().sorted { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }.map(\.element)

@@ -7,12 +7,14 @@ import Synchronization
 package struct ServerContext: Sendable {
     let router: Router<Route>
     package let configuration: WhiskerServer.Configuration
+    /// What the configuration's features contribute (``ServerFeature``), gathered once.
+    package let contributions: ServerFeatureContributions
     let observer: (any RequestObserver)?
     let responseSteps: ResponseSteps
     /// Who answers before routing, in order (``EarlyAnswer``): the health checks, CORS preflights.
     let earlyAnswers: [any EarlyAnswer]
-    /// A listener serves only the health checks.
-    let healthChecksHaveOwnListener: Bool
+    /// The protocols a connection may be handed to, in order (``ProtocolHandover``).
+    package let handovers: [any ProtocolHandover]
     /// The methods of a path, for the early answers: one closure for the server, not one a request.
     let routeMethods: @Sendable (Substring) -> [HTTPRequest.Method]
     /// Whether the server takes new work (what WhiskerHealth's readiness route says).
@@ -21,6 +23,9 @@ package struct ServerContext: Sendable {
     /// connection enforces before a request is routed (each route's own limit is applied after).
     package let connectionLimits: WhiskerServer.Limits
     package var logger: Logger { configuration.logger }
+    /// The server trusts reverse proxies (WhiskerProxies): a pre-routing upgrade through one
+    /// would be a tunnel past it.
+    package var trustsProxies: Bool { contributions.proxyTrust != nil }
 
     init(router: Router<Route>, configuration: WhiskerServer.Configuration, readiness: Readiness = Readiness(), largestBodyLimit: Int64?? = nil) {
         self.router = router
@@ -29,10 +34,13 @@ package struct ServerContext: Sendable {
         var limits = configuration.limits
         if let largestBodyLimit { limits.maxRequestBodySize = largestBodyLimit }
         self.connectionLimits = limits
-        self.observer = configuration.requestObserver
-        self.responseSteps = ResponseSteps(configuration)
-        self.earlyAnswers = configuration.earlyAnswers.values.sorted { $0.order < $1.order }
-        self.healthChecksHaveOwnListener = configuration.healthChecksHaveOwnListener
+        let contributions = ServerFeatureContributions(configuration)
+        self.contributions = contributions
+        self.observer = ObserverChain.make(contributions.requestObservers + [configuration.requestObserver].compactMap { $0 })
+        self.responseSteps = ResponseSteps(configuration, featureSteps: contributions.responseSteps)
+        // Stable: answers of one order keep the order their features were added in.
+        self.earlyAnswers = contributions.earlyAnswers.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }.map(\.element)
+        self.handovers = contributions.protocolHandovers
         self.routeMethods = { [router] path in router.methods(path: path) }
     }
 }

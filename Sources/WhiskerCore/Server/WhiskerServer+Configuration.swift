@@ -28,11 +28,10 @@ extension WhiskerServer {
         /// Whether to listen for cleartext HTTP on ``host``:``port``; turn it off to serve HTTPS
         /// only (`configuration.https`, WhiskerTLS).
         public var servesCleartext = true
-        /// The encrypted listener, or `nil` for none: WhiskerTLS sets it from `https`.
-        package var secureListener: (any SecureListener)?
-        /// Another protocol that connections may switch to from HTTP/1.1, or `nil` for none:
-        /// WhiskerHTTP2 sets it from `http2` and `cleartextHTTP2Only`.
-        package var protocolHandover: (any ProtocolHandover)?
+        /// What the server can do besides HTTP/1.1 and routing, each a value a module (or you)
+        /// adds (``ServerFeature``): `configuration.cors`, `.http2`, `.healthChecks`,
+        /// `.compression`, `.reverseProxies`, `.metrics`, `.https`... set theirs here.
+        public var features = ServerFeatures()
         /// Size and count limits, each answered with its own status.
         public var limits: Limits
         /// How long the server waits for a slow peer.
@@ -89,27 +88,9 @@ extension WhiskerServer {
         /// HTTP server metrics and spans, or give an observer of your own. `nil` (the default): no
         /// request is observed, and the request path pays one `nil` check.
         public var requestObserver: (any RequestObserver)?
-        /// The reverse proxies the server trusts to say who the client is (``ProxyTrust``):
-        /// WhiskerProxies' `configuration.reverseProxies` sets it; `nil` (the default) trusts none.
-        package var proxyTrust: (any ProxyTrust)?
-        /// How long, once a graceful shutdown starts, the listeners stay open and serving while
-        /// readiness says 503 (WhiskerHealth's `healthChecks.drainDelay`); zero by default.
-        package var drainDelay: Duration = .zero
-        /// The port of the health checks' own listener among the implied ones (WhiskerHealth's
-        /// `healthChecks.port`).
-        package var healthChecksPort: Int?
         /// Steps of your own on the way out of every response (``ResponseStep``), a handler's or
         /// the server's, after the built-in ones of their phase; none by default.
         public var responseSteps: [any ResponseStep] = []
-        /// The steps modules plug in (WhiskerCompression's content coding, WhiskerCORS's fields),
-        /// by module, so that setting a module's option again replaces its step.
-        package var moduleSteps: [String: any ResponseStep] = [:]
-        /// The answers modules give before routing (WhiskerCORS's preflights), by module.
-        package var earlyAnswers: [String: any EarlyAnswer] = [:]
-        /// How request bodies with a `Content-Encoding` are decoded (``RequestDecoding``):
-        /// `import WhiskerCompression` and set `configuration.requestDecompression`, which sets
-        /// this. `nil` (the default): bodies reach handlers as they came.
-        package var requestDecoding: (any RequestDecoding)?
 
         /// Creates a configuration.
         /// - Parameters:

@@ -1,22 +1,13 @@
 import Logging
 import WhiskerSockets
 
-/// What a listener asks of the connections it accepts besides HTTP: a stream wrapper (TLS), a
-/// PROXY protocol header first, HTTP/2 only, or nothing but the health checks.
+/// What a listener asks of the connections it accepts besides HTTP: a stream wrapper (TLS), and
+/// the options of the modules (``ListenerOption``).
 package struct ListenerRole {
     /// Wraps each accepted socket (TLS), or `nil` for cleartext.
     var wrapper: (any StreamWrapper)?
-    /// Each connection starts with a PROXY protocol header from a trusted proxy (``ProxyTrust``).
-    var expectsProxyProtocol = false
-    /// The health checks' own listener: it answers nothing else.
-    var servesOnlyHealth = false
-    /// Cleartext connections must speak HTTP/2 (h2c with prior knowledge).
-    package var servesOnlyHTTP2 = false
-    /// A request may switch protocols with `Upgrade` (h2c): ``WhiskerServer/Listener/acceptsH2CUpgrade``
-    /// resolved when the server starts, where `nil` takes the server-wide switch
-    /// (``ProtocolHandover/upgradesByDefault``) unless proxies are trusted: through a proxy, a
-    /// 101 is a tunnel past it (h2c smuggling).
-    package var acceptsUpgrade = false
+    /// The listener's options.
+    package var options = ListenerOptions()
 }
 
 extension WhiskerServer {
@@ -26,7 +17,7 @@ extension WhiskerServer {
     ///     configuration.listeners = [
     ///         .tcp(host: "0.0.0.0", port: 8080),
     ///         .unixDomainSocket("/run/cats/cats.sock", permissions: 0o660),   // for nginx on this host
-    ///         .tcp(port: 9090, servesOnlyHealthChecks: true),
+    ///         .tcp(port: 9090).servingOnlyHealthChecks(),       // WhiskerHealth
     ///     ]
     ///
     /// An HTTPS listener comes from WhiskerTLS, with its certificate:
@@ -47,40 +38,24 @@ extension WhiskerServer {
 
         /// Where the listening socket comes from.
         public var address: Address
-        /// Every connection starts with a PROXY protocol header (v1 or v2) from one of the trusted
-        /// proxies (WhiskerProxies' `configuration.reverseProxies`); one that does not is closed.
-        public var expectsProxyProtocol: Bool
-        /// The listener answers only the health checks (WhiskerHealth's `configuration.healthChecks`),
-        /// on any path; the other listeners then do not answer them.
-        public var servesOnlyHealthChecks: Bool
-        /// A cleartext listener that serves HTTP/2 only (h2c with prior knowledge), as backends
-        /// that a proxy or a gRPC client reaches over h2c use: anything but the HTTP/2 preface gets
-        /// GOAWAY(PROTOCOL_ERROR). Needs HTTP/2 on (`configuration.http2`, WhiskerHTTP2).
-        public var servesOnlyHTTP2: Bool
-        /// Whether an HTTP/1.1 request here may switch to HTTP/2 with `Upgrade: h2c` and
-        /// `HTTP2-Settings` (answered `101`; HTTP/2 on, cleartext only). `true` or `false` decide
-        /// for this listener alone; `nil` (the default) leaves it to the server-wide switch
-        /// (WhiskerHTTP2's `configuration.acceptsH2CUpgrade`, off by default), which never
-        /// reaches a listener of a server that trusts reverse proxies (`configuration.reverseProxies`).
-        ///
-        /// Off, an `Upgrade: h2c` request is served as HTTP/1.1, the upgrade ignored (RFC 9110
-        /// §7.8); h2c with prior knowledge is served either way. Keep it off behind a proxy that
-        /// forwards `Upgrade` (nginx's WebSocket recipe, HAProxy's `mode http`): a `101` there
-        /// opens a tunnel through the proxy in which the client speaks HTTP/2 that the proxy never
-        /// parses, so its access rules, limits and logs are bypassed (h2c smuggling).
-        public var acceptsH2CUpgrade: Bool?
+        /// What the listener asks of its connections besides HTTP, each option a module's:
+        /// `expectingProxyProtocol()` (WhiskerProxies), `servingOnlyHealthChecks()`
+        /// (WhiskerHealth), `servingOnlyHTTP2()` and `acceptingH2CUpgrade(_:)` (WhiskerHTTP2).
+        public var options: ListenerOptions
         /// The TLS side (WhiskerTLS's `.https(...)` sets it), `nil` for cleartext.
         package var secure: (any SecureListener)?
 
         /// Whether connections speak TLS here.
         public var isTLS: Bool { secure != nil }
 
-        package init(address: Address, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false, acceptsH2CUpgrade: Bool? = nil, secure: (any SecureListener)? = nil) {
+        /// A listener on `address` with `options`.
+        public init(address: Address, options: ListenerOptions = ListenerOptions()) {
             self.address = address
-            self.acceptsH2CUpgrade = acceptsH2CUpgrade
-            self.expectsProxyProtocol = expectsProxyProtocol
-            self.servesOnlyHealthChecks = servesOnlyHealthChecks
-            self.servesOnlyHTTP2 = servesOnlyHTTP2
+            self.options = options
+        }
+
+        package init(address: Address, options: ListenerOptions = ListenerOptions(), secure: (any SecureListener)?) {
+            self.init(address: address, options: options)
             self.secure = secure
         }
 
@@ -88,13 +63,8 @@ extension WhiskerServer {
         /// - Parameters:
         ///   - host: A numeric IPv4 or IPv6 address, or `localhost`.
         ///   - port: The port; 0 picks a free one.
-        ///   - expectsProxyProtocol: Every connection starts with a PROXY protocol header.
-        ///   - servesOnlyHealthChecks: The listener answers only the health checks.
-        ///   - servesOnlyHTTP2: The listener serves h2c with prior knowledge only (``servesOnlyHTTP2``).
-        ///   - acceptsH2CUpgrade: Whether `Upgrade: h2c` is answered here (``acceptsH2CUpgrade``);
-        ///     `nil` leaves it to the server-wide switch.
-        public static func tcp(host: String = "127.0.0.1", port: Int, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false, servesOnlyHTTP2: Bool = false, acceptsH2CUpgrade: Bool? = nil) -> Self {
-            Self(address: .tcp(host: host, port: port), expectsProxyProtocol: expectsProxyProtocol, servesOnlyHealthChecks: servesOnlyHealthChecks, servesOnlyHTTP2: servesOnlyHTTP2, acceptsH2CUpgrade: acceptsH2CUpgrade)
+        public static func tcp(host: String = "127.0.0.1", port: Int) -> Self {
+            Self(address: .tcp(host: host, port: port))
         }
 
         /// Cleartext HTTP on a Unix domain socket: for a reverse proxy on the same machine
@@ -105,15 +75,14 @@ extension WhiskerServer {
         /// - Parameters:
         ///   - path: The socket file's path (at most 107 bytes).
         ///   - permissions: The file's mode; `0o660` (owner and group) by default.
-        ///   - expectsProxyProtocol: Every connection starts with a PROXY protocol header.
-        public static func unixDomainSocket(_ path: String, permissions: UInt32 = 0o660, expectsProxyProtocol: Bool = false) -> Self {
-            Self(address: .unixDomainSocket(path: path, permissions: permissions), expectsProxyProtocol: expectsProxyProtocol)
+        public static func unixDomainSocket(_ path: String, permissions: UInt32 = 0o660) -> Self {
+            Self(address: .unixDomainSocket(path: path, permissions: permissions))
         }
 
         /// The sockets systemd passed under `name` (`FileDescriptorName=`, or the socket unit's
         /// name), from ``Configuration/socketActivation``, served as cleartext HTTP.
-        public static func inherited(_ name: String, expectsProxyProtocol: Bool = false, servesOnlyHealthChecks: Bool = false) -> Self {
-            Self(address: .inherited(name: name), expectsProxyProtocol: expectsProxyProtocol, servesOnlyHealthChecks: servesOnlyHealthChecks)
+        public static func inherited(_ name: String) -> Self {
+            Self(address: .inherited(name: name))
         }
     }
 }
@@ -131,7 +100,14 @@ extension WhiskerServer.Configuration {
     ///
     /// - Throws: ``WhiskerServerError`` for settings that cannot work together, each named.
     public func impliedListeners() throws(WhiskerServerError) -> [WhiskerServer.Listener] {
-        let proxyProtocol = proxyTrust?.impliedProxyProtocol ?? (cleartext: false, https: false, socketNames: [])
+        let contributions = ServerFeatureContributions(self)
+        let secureListener = contributions.secureListener
+        let proxyProtocol = contributions.proxyTrust?.impliedProxyProtocol ?? (cleartext: false, https: false, socketNames: [])
+        /// The listener with the PROXY protocol option if `expects`.
+        func proxied(_ listener: WhiskerServer.Listener, _ expects: Bool) -> WhiskerServer.Listener {
+            guard expects, let option = contributions.proxyTrust?.listenerOption else { return listener }
+            return listener.with(option)
+        }
         var listeners: [WhiskerServer.Listener] = []
         if let activation = socketActivation {
             guard !activation.descriptors.isEmpty else {
@@ -141,7 +117,7 @@ extension WhiskerServer.Configuration {
             var names: [String] = []
             for descriptor in activation.descriptors where !names.contains(descriptor.name) { names.append(descriptor.name) }
             for name in names {
-                var listener = WhiskerServer.Listener.inherited(name, expectsProxyProtocol: proxyProtocol.socketNames.contains(name))
+                var listener = proxied(.inherited(name), proxyProtocol.socketNames.contains(name))
                 let socket = activation.descriptors.first { $0.name == name }.map { "\($0)" } ?? name
                 if activation.tlsNames.contains(name) {
                     guard let secureListener else {
@@ -161,25 +137,20 @@ extension WhiskerServer.Configuration {
             }
         } else {
             if servesCleartext {
-                listeners.append(.tcp(host: host, port: port, expectsProxyProtocol: proxyProtocol.cleartext))
+                listeners.append(proxied(.tcp(host: host, port: port), proxyProtocol.cleartext))
             }
             if let secureListener {
-                listeners.append(WhiskerServer.Listener(
-                    address: .tcp(host: secureListener.host ?? host, port: secureListener.port),
-                    expectsProxyProtocol: proxyProtocol.https, secure: secureListener))
+                listeners.append(proxied(WhiskerServer.Listener(
+                    address: .tcp(host: secureListener.host ?? host, port: secureListener.port), secure: secureListener), proxyProtocol.https))
             }
             guard !listeners.isEmpty else { throw WhiskerServerError("nothing to listen on: cleartext is off and no HTTPS listener is configured") }
         }
-        if let port = healthChecksPort {
-            listeners.append(.tcp(host: host, port: port, servesOnlyHealthChecks: true))
+        if let (port, option) = contributions.healthChecksListener {
+            listeners.append(WhiskerServer.Listener.tcp(host: host, port: port).with(option))
         }
         return listeners
     }
 
-    /// The health checks are answered on a listener of their own, and only there.
-    var healthChecksHaveOwnListener: Bool {
-        healthChecksPort != nil || listeners.contains(where: \.servesOnlyHealthChecks)
-    }
 }
 
 extension WhiskerServer {
@@ -223,35 +194,24 @@ extension WhiskerServer {
             if case .inherited(let descriptor) = source {
                 metadata["inherited"] = "\(descriptor)"
             }
-            if role.expectsProxyProtocol { metadata["proxy_protocol"] = "true" }
-            if role.servesOnlyHealth { metadata["health_only"] = "true" }
-            if role.servesOnlyHTTP2 { metadata["http2_only"] = "true" }
+            for option in role.options.all { metadata[option.logField.name] = "\(option.logField.value)" }
             return metadata
         }
     }
 
     /// The sockets to open for `configuration`: its ``Configuration/listeners``, or the implied ones.
-    static func endpoints(of configuration: Configuration) throws(WhiskerServerError) -> [Endpoint] {
-        try configuration.protocolHandover?.validate()
-        for hook in configuration.earlyAnswers.values { try hook.validate() }
+    static func endpoints(of configuration: Configuration, contributions: ServerFeatureContributions) throws(WhiskerServerError) -> [Endpoint] {
+        for feature in configuration.features { try feature.validate(configuration) }
         let listeners = configuration.listeners.isEmpty ? try configuration.impliedListeners() : configuration.listeners
-        let offered = ["http/1.1"] + (configuration.protocolHandover?.applicationProtocols ?? [])
+        let offered = ["http/1.1"] + contributions.protocolHandovers.flatMap(\.applicationProtocols)
         var endpoints: [Endpoint] = []
         for listener in listeners {
-            if listener.servesOnlyHTTP2, configuration.protocolHandover?.applicationProtocols.contains("h2") != true {
-                throw WhiskerServerError("the listener \(listener.address) serves only HTTP/2, which is off (configuration.http2 is nil)")
-            }
-            if listener.servesOnlyHealthChecks, !configuration.earlyAnswers.values.contains(where: \.answersHealthChecks) {
-                throw WhiskerServerError("a listener serves only the health checks (\(listener.address)), but none are configured (configuration.healthChecks)")
-            }
-            if !listener.isTLS, !listener.servesOnlyHealthChecks, !configuration.servesCleartext {
+            for option in listener.options.all { try option.validate(listener, in: configuration) }
+            if !listener.isTLS, listener.options.servesRoutes, !configuration.servesCleartext {
                 throw WhiskerServerError("the listener \(listener.address) would serve cleartext HTTP, but cleartext is off (servesCleartext)")
             }
-            if listener.expectsProxyProtocol, configuration.proxyTrust == nil {
-                throw WhiskerServerError("the listener \(listener.address) expects the PROXY protocol, but no proxy is trusted (configuration.reverseProxies)")
-            }
             let wrapper = try listener.secure.map { (secure) throws(WhiskerServerError) in try secure.prepare(offering: offered) }
-            let role = ListenerRole(wrapper: wrapper, expectsProxyProtocol: listener.expectsProxyProtocol, servesOnlyHealth: listener.servesOnlyHealthChecks, servesOnlyHTTP2: listener.servesOnlyHTTP2, acceptsUpgrade: listener.acceptsH2CUpgrade ?? (configuration.protocolHandover?.upgradesByDefault == true && configuration.proxyTrust == nil))
+            let role = ListenerRole(wrapper: wrapper, options: listener.options)
             switch listener.address {
             case .tcp(let host, let port):
                 let address: SocketAddress

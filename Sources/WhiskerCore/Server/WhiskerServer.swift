@@ -88,12 +88,14 @@ public actor WhiskerServer {
         let registry: ConnectionRegistry
         let readiness = Readiness()
         var listeners: [WhiskerSockets.Listener] = []
+        var drainDelay = Duration.zero
         do {
             let workers = try IOWorkerGroup(count: configuration.workers, backend: configuration.ioBackend)
             let (router, largestBodyLimit) = routes.freeze(serverDefault: configuration.limits.maxRequestBodySize)
             let context = ServerContext(router: router, configuration: configuration, readiness: readiness, largestBodyLimit: largestBodyLimit)
             registry = ConnectionRegistry(context: context, workers: workers)
-            let endpoints = try Self.endpoints(of: configuration)
+            drainDelay = context.contributions.drainDelay
+            let endpoints = try Self.endpoints(of: configuration, contributions: context.contributions)
             runningStreamWrappers = endpoints.compactMap(\.wrapper)
             for (index, endpoint) in endpoints.enumerated() {
                 // Each listener accepts on a worker's queue, spread when there are several.
@@ -132,7 +134,7 @@ public actor WhiskerServer {
         runningStreamWrappers = []
         logger.info("shutting down", metadata: ["connections": "\(registry.count)"])
         configuration.systemdNotifier?.notify("STOPPING=1\nSTATUS=draining \(registry.count) connections")
-        if case let delay = configuration.drainDelay, delay > .zero, !Task.isCancelled {
+        if case let delay = drainDelay, delay > .zero, !Task.isCancelled {
             // Readiness says 503 while everything still serves, so balancers move away first.
             logger.info("readiness is 503; listeners close after the drain delay", metadata: ["delay": "\(delay)"])
             try? await Task.sleep(for: delay)
@@ -183,7 +185,7 @@ public actor WhiskerServer {
     }
 
     /// Serves one connection over `stream` as an accepted socket is served (HTTP/1.1 first, then
-    /// whatever ``Configuration/protocolHandover`` takes over), with the routes registered so far
+    /// whatever a feature's ``ProtocolHandover`` takes over), with the routes registered so far
     /// and the configuration, without listening or running: for WhiskerTesting's
     /// `InMemoryConnection`. Routes can no longer be registered afterwards, as once the server
     /// runs. No registry tracks the connection: ``shutdown()`` does not reach it; closing the

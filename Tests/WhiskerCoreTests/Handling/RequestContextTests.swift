@@ -66,4 +66,32 @@ import WhiskerTesting
         #expect(logged.last?.0 == "POST /echo 200")
         #expect(logged.last?.1["bytes"] == "3")
     }
+
+    /// `Logger.current` in a handler is the server's logger with the request's id, and so are the
+    /// server's own lines about the request (a handler that failed).
+    @Test func loggerCurrent_CarriesTheRequestID_InTheHandler_AndTheServersLines() async throws {
+        let lines = LoggedLines()
+        let server = makeTestServer {
+            $0.logger = .capturing(lines, label: "server")
+            $0.requestIDs = true
+        }
+        try server.register(method: .get, path: "/log") { _ in
+            Logger.current.info("from the handler")
+            return Response(status: .ok)
+        }
+        try server.register(method: .get, path: "/fail") { _ in
+            struct Broken: Error {}
+            throw Broken()
+        }
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /log HTTP/1.1\r\nHost: x\r\nX-Request-ID: abc\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+            try await client.send("GET /fail HTTP/1.1\r\nHost: x\r\nX-Request-ID: def\r\n\r\n")
+            #expect(try await client.readResponse().status == 500)
+        }
+        let logged = lines.all
+        #expect(logged.first { $0.0 == "from the handler" }?.1["request_id"] == "abc", "\(logged)")
+        #expect(logged.first { $0.0 == "handler failed" }?.1["request_id"] == "def", "\(logged)")
+    }
 }

@@ -47,8 +47,7 @@ import WhiskerTesting
     }
 
     @Test(arguments: [
-        ([WhiskerServer.Listener.tcp(port: 0, servesOnlyHealthChecks: true)], "serves only the health checks", "none are configured (configuration.healthChecks)"),
-        ([.tcp(port: 0, expectsProxyProtocol: true)], "expects the PROXY protocol", "no proxy is trusted (configuration.reverseProxies)"),
+        ([WhiskerServer.Listener.tcp(port: 0).with(Unservable())], "the listener tcp", "asks for what this server does not do"),
         ([.inherited("web")], "no inherited socket is named \"web\"", "no socket activation"),
         ([.unixDomainSocket("/nonexistent-whisker-directory/cats.sock")], "cannot listen on unix:/nonexistent-whisker-directory/cats.sock", "bind"),
         ([.tcp(host: "cats.example", port: 0)], "cannot listen on cats.example", "not a numeric"),
@@ -60,11 +59,19 @@ import WhiskerTesting
         #expect(error?.description.contains(why) == true, "\(String(describing: error))")
     }
 
+    /// An option whose feature is off: the server refuses to start, naming the listener.
+    struct Unservable: ListenerOption {
+        var logField: (name: String, value: String) { ("unservable", "true") }
+        func validate(_ listener: WhiskerServer.Listener, in configuration: WhiskerServer.Configuration) throws(WhiskerServerError) {
+            throw WhiskerServerError("the listener \(listener.address) asks for what this server does not do")
+        }
+    }
+
     @Test func theOlderSettings_AreConveniencesOverTheList() throws {
         var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
         let implied = try configuration.impliedListeners()
         #expect(implied.map(\.address) == [.tcp(host: "0.0.0.0", port: 8080)])
-        #expect(implied.map(\.expectsProxyProtocol) == [false])
+        #expect(implied.map(\.options.all.isEmpty) == [true])
         configuration.servesCleartext = false
         #expect(throws: WhiskerServerError.self) { try configuration.impliedListeners() }
         configuration.servesCleartext = true
