@@ -139,14 +139,27 @@ import WhiskerTesting
         #expect(lines.all.contains { $0.0.contains("WebSocket failed with \(code)") }, "a readable line: \(lines.all.map(\.0))")
     }
 
-    @Test func theUpgradeRequest_GoesThroughTheAccessLogAndTheRequestID() async throws {
+    @Test func theUpgradeRequest_GoesThroughTheAccessLogAndTheRequestID_WhichTheHandlersLinesCarry() async throws {
         let lines = LoggedLines()
-        try await echoServer { $0.requestIDs = true; $0.accessLog = .capturing(lines, label: "access") }.withRunning { address in
+        let handlerLines = LoggedLines()
+        let server = makeTestServer {
+            $0.requestIDs = true
+            $0.accessLog = .capturing(lines, label: "access")
+            $0.logger = .capturing(handlerLines, label: "server")
+        }
+        try server.webSocket("/ws/echo") { socket in
+            Logger.current.info("handler started")
+            for try await message in socket.messages { try await socket.send(message) }
+        }
+        try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)
             let (head, _) = try await handshake(client)
             #expect(head.lowercased().contains("\r\nx-request-id: "), "\(head)")
             try await client.send(ClientFrame.close(1000))
             _ = try await client.readUntilClose()
+            let id = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-request-id:") }.map { String($0.dropFirst("x-request-id:".count)).trimmingPrefix(" ") }
+            let line = handlerLines.all.first { $0.0 == "handler started" }
+            #expect(line?.1["request_id"].map { "\($0)" } == id.map(String.init), "\(handlerLines.all)")
         }
         #expect(lines.all.map(\.0) == ["GET /ws/echo 101"])
     }

@@ -70,15 +70,22 @@ final class WebSocketConnection: ConnectionHandler {
         let socket = WebSocket(self, request: request, context: context)
         let handler = self.handler
         let logger = self.logger
+        let context = self.context
+        // The handler's lines carry the upgrade request's id, as a request handler's do:
+        // `Logger.current` and `RequestContext.current` are bound for it.
         task = Task(executorPreference: connection.stream.worker.executor) {
-            do {
-                try await handler(socket)
-                await socket.closeAfterHandler(.normalClosure, reason: "")
-            } catch is CancellationError {
-                // The stream closed: nothing left to tell the peer.
-            } catch {
-                logger.error("WebSocket handler threw: \(error)")
-                await socket.closeAfterHandler(.internalError, reason: "")
+            await withLogger(logger) { logger in
+                await RequestContext.$current.withValue(context) {
+                    do {
+                        try await handler(socket)
+                        await socket.closeAfterHandler(.normalClosure, reason: "")
+                    } catch is CancellationError {
+                        // The stream closed: nothing left to tell the peer.
+                    } catch {
+                        logger.error("WebSocket handler threw: \(error)")
+                        await socket.closeAfterHandler(.internalError, reason: "")
+                    }
+                }
             }
         }
         process()

@@ -39,7 +39,6 @@ extension WhiskerServer {
         allowsOrigin: (@Sendable (String?) -> Bool)? = nil,
         handler: @escaping @Sendable (WebSocket) async throws -> Void
     ) throws(RouteError) {
-        let logger = configuration.logger
         try register(method: .get, path: path) { request in
             let context = RequestContext.current
             if context?.httpVersion == .http2 {
@@ -52,7 +51,7 @@ extension WhiskerServer {
                 fields[.connection] = nil  // the server adds `Connection: Upgrade` to every 101
                 return .switchingProtocols(headerFields: fields, to: WebSocketSwitch(limits: limits, request: request.head, context: context, handler: handler))
             case .reject(let status, let fields, let reason):
-                logger.debug("WebSocket handshake refused with \(status.code): \(reason)", metadata: context?.requestID.map { ["request_id": "\($0)"] } ?? [:])
+                Logger.current.debug("WebSocket handshake refused with \(status.code): \(reason)")
                 return ProblemDetails(status: status, detail: reason).response(to: request.head, fields: fields)
             }
         }
