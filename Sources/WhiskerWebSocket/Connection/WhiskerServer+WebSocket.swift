@@ -32,7 +32,7 @@ extension WhiskerServer {
     ///     cookies should check it (cross-site WebSocket hijacking).
     ///   - handler: Runs once per connection, until it returns (then the connection closes with
     ///     1000) or throws (1011).
-    /// - Throws: ``WhiskerCore/RouteError`` when the route is registered twice or the server runs already.
+    /// - Throws: ``/WhiskerCore/RouteError`` when the route is registered twice or the server runs already.
     public nonisolated func webSocket(
         _ path: String,
         limits: WebSocketLimits = .default,
