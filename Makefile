@@ -55,6 +55,8 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # and haproxy (PROXY protocol v2) stand in front of cat-service in nginx.sh and haproxy.sh; neither
 # is started as a service: the tests run their own on loopback. slowhttptest plays slowloris, slow
 # POST and slow read in slow-clients.sh, which counts the connections left with ss (iproute2).
+# The Python client `websockets` (PyPI, its sync client: version 13 or later) speaks WebSocket to
+# /ws/echo in websocket.sh.
 deps:
 	@missing=(); \
 	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
@@ -79,6 +81,10 @@ deps:
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
 	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium, nginx, haproxy, slowhttptest, ss present"; \
+	fi; \
+	if ! python3 -c 'import websockets' 2>/dev/null; then \
+	    echo "deps: installing websockets (PyPI)"; \
+	    python3 -m pip install --quiet 'websockets>=13'; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.
@@ -205,7 +211,7 @@ clean:
 # it in another module (MemoryByteStream's ByteStream methods, a type's `description`): the coverage
 # check counts those as documented, so DocC must show them.
 DOCS_MODULES := Whisker WhiskerSockets WhiskerHTTP WhiskerCore WhiskerTLS WhiskerHTTP2 WhiskerCompression \
-    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerObservability WhiskerLifecycle WhiskerConfiguration OpenAPIWhisker WhiskerTesting
+    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerObservability WhiskerLifecycle WhiskerConfiguration OpenAPIWhisker WhiskerTesting
 DOCS_SCRATCH ?= .build
 DOCS_OUTPUT ?= .build/docs/Whisker.doccarchive
 unexport DOCS_MODULES DOCS_SCRATCH DOCS_OUTPUT

@@ -111,7 +111,7 @@ let package = Package(
         // HTTPS, HTTP/2, compression, the service-lifecycle Service, metrics and tracing, and
         // settings from files with their traits (the first three on by default).
         .target(name: "Whisker", dependencies: [
-            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker",
+            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "OpenAPIWhisker",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
             .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
             .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
@@ -137,6 +137,16 @@ let package = Package(
             dependencies: [
                 "WhiskerCore", "WhiskerSockets", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"])),
+            ]
+        ),
+        // WebSocket (RFC 6455): the I/O-free protocol (frames, messages, the close handshake, the
+        // opening handshake with its own SHA-1 and base64) and the connection that takes over an
+        // upgraded HTTP/1.1 connection through the core's public seam. No system library: always built.
+        .target(
+            name: "WhiskerWebSocket",
+            dependencies: [
+                "WhiskerCore", "WhiskerSockets", "WhiskerHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Liveness and readiness routes, answered before routing through the core's EarlyAnswer hook.
@@ -222,6 +232,13 @@ let package = Package(
             dependencies: [
                 "WhiskerCompression", "WhiskerCore", "WhiskerTesting", "CZlib", "CBrotliDecoder",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "WhiskerWebSocketTests",
+            dependencies: [
+                "WhiskerWebSocket", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "WhiskerHTTP2",
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -38,7 +38,8 @@ allowed = {
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging", "WhiskerConfiguration"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "Configuration"},
+    "WhiskerWebSocket": {"WhiskerCore", "WhiskerSockets", "WhiskerHTTP", "HTTPTypes", "Logging"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "Configuration"},
     "WhiskerConfiguration": {"WhiskerCore", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
 }
@@ -46,6 +47,8 @@ allowed = {
 forbidden_imports = {
     "WhiskerSockets": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "HTTPTypes"},
     "WhiskerHTTP": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "Logging", "Dispatch"},
+    # No Foundation: SHA-1 and base64 for the handshake are its own.
+    "WhiskerWebSocket": {"Foundation", "FoundationEssentials", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2"},
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     # The composition of the modules'"'"' keys, not a hub: each module reads its own.

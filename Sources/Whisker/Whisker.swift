@@ -1,6 +1,6 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
 // response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth),
-// trusted reverse proxies (WhiskerProxies), the swift-openapi-generator transport (OpenAPIWhisker),
+// trusted reverse proxies (WhiskerProxies), WebSocket (WhiskerWebSocket), the swift-openapi-generator transport (OpenAPIWhisker),
 // the swift-service-lifecycle Service (WhiskerLifecycle), metrics and tracing (WhiskerObservability),
 // and settings from environment variables and files (WhiskerConfiguration, on swift-configuration).
 //
@@ -24,6 +24,7 @@
 @_exported public import WhiskerCORS
 @_exported public import WhiskerHealth
 @_exported public import WhiskerProxies
+@_exported public import WhiskerWebSocket
 @_exported public import OpenAPIWhisker
 #if TLS
 @_exported public import WhiskerTLS

@@ -27,6 +27,8 @@ struct CatServiceCommand: AsyncParsableCommand {
               GET /api/openapi.yaml   the OpenAPI document (and /api/openapi.json), with ETag
               GET /api/docs           a page listing the operations, with "Try it"
               GET /metrics            with --metrics: request metrics, Prometheus text format
+              GET /ws/echo            WebSocket (RFC 6455): text and binary messages echoed as
+                                      sent, on every HTTP/1.1 listener (beside h2c, and over TLS)
               GET /healthz, /readyz   liveness and readiness (503 from the start of a shutdown),
                                       answered by the server; --no-health-checks turns them off
               OPTIONS /api/...        with --cors-origin: CORS preflights, answered by the server
@@ -397,6 +399,11 @@ struct CatServiceCommand: AsyncParsableCommand {
         try CatServiceOperations().registerHandlers(on: transport)
         try transport.serveDocument(document, serverURL: try CatServiceOperations.serverURL())
         try metrics?.register(on: server)
+        // WebSocket beside the API, on the same ports (h2c included: over HTTP/2 the route answers
+        // 426); the upgrade request is logged and gets its request id like any request.
+        try server.webSocket("/ws/echo") { socket in
+            for try await message in socket.messages { try await socket.send(message) }
+        }
 
         // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's
         // deadline, a little later, is only a backstop that cancels whatever is left.
