@@ -77,11 +77,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The OpenAPI document as data, I/O-free: the JSON and YAML readers, the JSON Schema subset,
+        // the operations and their security schemes, request validation and the contract check.
         .target(
-            name: "OpenAPIWhisker",
+            name: "OpenAPIWhiskerDocument",
             dependencies: [
                 "WhiskerCore",
                 // The client certificate a mutualTLS security scheme authenticates.
+                "WhiskerSockets",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The transport: the generated handlers as routes of the server, and the document's route
+        // with its docs page.
+        .target(
+            name: "OpenAPIWhisker",
+            dependencies: [
+                "WhiskerCore", "OpenAPIWhiskerDocument",
+                // The deadline's timer (DispatchTime.adding).
                 "WhiskerSockets",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -103,7 +117,7 @@ let package = Package(
         // HTTPS, HTTP/2, compression, the service-lifecycle Service, metrics and tracing, and
         // settings from files with their traits (the first three on by default).
         .target(name: "Whisker", dependencies: [
-            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker",
+            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "OpenAPIWhiskerDocument",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
             .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
             .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
@@ -258,11 +272,13 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
+        // The readers and the schema keywords, from strings, with no server.
+        .testTarget(name: "OpenAPIWhiskerDocumentTests", dependencies: ["OpenAPIWhiskerDocument"]),
         // CWhiskerSystem: the heap figure (mallinfo2) the rate limiter's memory test reads.
         .testTarget(
             name: "OpenAPIWhiskerTests",
             dependencies: [
-                "OpenAPIWhisker", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting", "CWhiskerSystem",
+                "OpenAPIWhisker", "OpenAPIWhiskerDocument", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting", "CWhiskerSystem",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -29,14 +29,15 @@ allowed = {
     "WhiskerCore": {"WhiskerHTTP", "WhiskerSockets", "HTTPTypes", "Logging"},
     "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging"},
     "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging"},
-    "OpenAPIWhisker": {"WhiskerCore", "WhiskerSockets", "OpenAPIRuntime", "HTTPTypes", "Logging"},
+    "OpenAPIWhiskerDocument": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
+    "OpenAPIWhisker": {"WhiskerCore", "OpenAPIWhiskerDocument", "WhiskerSockets", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
     "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes"},
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration"},
     "WhiskerConfiguration": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
 }
@@ -45,6 +46,8 @@ forbidden_imports = {
     "WhiskerSockets": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "HTTPTypes"},
     "WhiskerHTTP": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "Logging", "Dispatch"},
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
+    # The document engine is I/O-free and knows neither the runtime nor the transport.
+    "OpenAPIWhiskerDocument": {"OpenAPIWhisker", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2", "Dispatch"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     # The core'"'"'s tests test the core alone: HTTP/2, TLS and observability have their own targets.
     "Tests/WhiskerCoreTests": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "WhiskerObservability", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "Whisker"},

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 import OpenAPIRuntime
+import OpenAPIWhiskerDocument
 import WhiskerCore
 
 /// One operation as the transport registered it: the generated handler, the document's checks

@@ -1,6 +1,7 @@
 public import HTTPTypes
 import Logging
 public import OpenAPIRuntime
+@_exported public import OpenAPIWhiskerDocument
 public import WhiskerCore
 
 /// A `ServerTransport` that serves swift-openapi-generator's server stubs on a ``/WhiskerCore/WhiskerServer``.
@@ -82,7 +83,7 @@ public struct WhiskerTransport: ServerTransport {
     ///   - document: The document the handlers were generated from.
     ///   - invalidRequestStatus: The status of a request the document does not allow: `400` by
     ///     default; `422` (`.unprocessableContent`) if you prefer.
-    ///   - authenticators: One ``Authenticator`` per security scheme of the document
+    ///   - authenticators: One ``/OpenAPIWhiskerDocument/Authenticator`` per security scheme of the document
     ///     (`components.securitySchemes`), by name. Given, each operation's `security` (or the
     ///     document's) is checked before anything else: alternatives (any one admits), each naming
     ///     schemes that must all accept their credential, with the scopes the `Principal` must
@@ -94,7 +95,7 @@ public struct WhiskerTransport: ServerTransport {
     ///   - policies: Each operation's ``OperationPolicy`` (deadline, rate limit, body limit,
     ///     deprecation), keyed by operationId. An operation the document marks `deprecated`
     ///     answers with `Deprecation` whether or not it has one.
-    /// - Throws: ``DocumentError`` if the document cannot be read or a schema in it cannot be used
+    /// - Throws: ``/OpenAPIWhiskerDocument/DocumentError`` if the document cannot be read or a schema in it cannot be used
     ///   (a `pattern` this platform's regular expressions do not read, a `$ref` outside it), or a
     ///   policy names an operationId the document does not have.
     public init(

@@ -1,6 +1,7 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
 // response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth),
-// trusted reverse proxies (WhiskerProxies), the swift-openapi-generator transport (OpenAPIWhisker),
+// trusted reverse proxies (WhiskerProxies), the swift-openapi-generator transport (OpenAPIWhisker) and
+// the document it validates against (OpenAPIWhiskerDocument),
 // the swift-service-lifecycle Service (WhiskerLifecycle), metrics and tracing (WhiskerObservability),
 // and settings from environment variables and files (WhiskerConfiguration, on swift-configuration).
 //
@@ -25,6 +26,7 @@
 @_exported public import WhiskerHealth
 @_exported public import WhiskerProxies
 @_exported public import OpenAPIWhisker
+@_exported public import OpenAPIWhiskerDocument
 #if TLS
 @_exported public import WhiskerTLS
 #endif

@@ -1,20 +1,28 @@
-import HTTPTypes
-import Logging
-import WhiskerCore
+package import HTTPTypes
+package import Logging
+package import WhiskerCore
 
-/// What a ``WhiskerTransport`` made with ``WhiskerTransport/init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``
+/// What a `WhiskerTransport` made with `init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)`
 /// checks before a handler runs: the operation's parameters (path, query, header, cookie), the
 /// request's media type and its JSON body, against the document's schemas.
-struct RequestValidation: Sendable {
+package struct RequestValidation: Sendable {
     let operations: DocumentOperations
-    let status: HTTPResponse.Status
+    package let status: HTTPResponse.Status
     /// One per security scheme; none: security requirements are not checked.
     let authenticators: [String: Authenticator]
+
+    /// The checks of `operations`, answering a request they refuse with `status`, authenticating
+    /// with `authenticators` (none: security requirements are not checked).
+    package init(operations: DocumentOperations, status: HTTPResponse.Status, authenticators: [String: Authenticator]) {
+        self.operations = operations
+        self.status = status
+        self.authenticators = authenticators
+    }
 
     /// The checks for the operation registered as `method` `path`.
     /// - Throws: ``DocumentError`` if the document has no such operation, or its security
     ///   requirements name a scheme without an authenticator (when there are authenticators).
-    func validator(method: HTTPRequest.Method, path: String) throws(DocumentError) -> RequestValidator {
+    package func validator(method: HTTPRequest.Method, path: String) throws(DocumentError) -> RequestValidator {
         guard let operation = operations.operation(method: method.rawValue, registeredPath: path) else {
             throw DocumentError("\(method.rawValue) \(path) is registered, but the document validated against has no such operation")
         }
@@ -34,7 +42,7 @@ struct RequestValidation: Sendable {
 extension RequestValidator {
     /// The outcome of checking one request: go on with `body` (the same body, or the JSON one
     /// read to check it, in memory), or answer `response` instead.
-    enum Outcome {
+    package enum Outcome {
         case proceed(RequestBody?, Principal?)
         case answer(Response)
     }
@@ -42,7 +50,7 @@ extension RequestValidator {
     /// Checks `request`; a JSON body is read whole (within the route's limit) to be checked; any
     /// other body is left to stream to the handler.
     /// - Throws: ``RequestBodyError`` when reading the JSON body fails (too large, the client left).
-    func validate(_ request: Request, status: HTTPResponse.Status, logger: Logger) async throws -> Outcome {
+    package func validate(_ request: Request, status: HTTPResponse.Status, logger: Logger) async throws -> Outcome {
         var principal: Principal?
         if let (requirements, authenticate) = security {
             // Never a credential in the answer or the log: the schemes' names only.
