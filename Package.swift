@@ -100,7 +100,10 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The docs page, compiled into the module as bytes (no resource bundle to ship beside
+            // the binary, no Foundation `Bundle`).
+            resources: [.embedInCode("DocsPage.html")]
         ),
         // A server that speaks HTTP/1.1 only: what it links shows the core needs no TLS or HTTP/2.
         // Built without the default traits (`swift build --disable-default-traits`), the server a

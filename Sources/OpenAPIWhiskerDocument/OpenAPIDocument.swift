@@ -5,9 +5,10 @@
 ///     let yaml = try Data(contentsOf: Bundle.module.url(forResource: "openapi", withExtension: "yaml")!)
 ///     try transport.serveDocument(OpenAPIDocument(yaml: Array(yaml)), serverURL: try Servers.Server1.url())
 ///
-/// The docs page reads the JSON form if there is one, else the YAML: block mappings and
-/// sequences, plain, quoted, block and flow-sequence scalars, which is how OpenAPI documents are
-/// written. A document it cannot read (YAML anchors, say) is shown as text: give the JSON form too.
+/// Validation and the docs page read the JSON form if there is one, else the YAML: block mappings
+/// and sequences, plain, quoted, block and flow-sequence scalars, which is how OpenAPI documents
+/// are written. A document the YAML reader cannot read (anchors, say) cannot be validated against
+/// and is shown on the docs page as text: give the JSON form too.
 public struct OpenAPIDocument: Sendable {
     /// The document in YAML, served as `openapi.yaml`, or `nil`.
     public var yaml: [UInt8]?
@@ -20,5 +21,15 @@ public struct OpenAPIDocument: Sendable {
     public init(yaml: [UInt8]? = nil, json: [UInt8]? = nil) {
         self.yaml = yaml
         self.json = json
+    }
+}
+
+extension OpenAPIDocument {
+    /// The document as JSON: its JSON form, else its YAML form read by ``YAMLReader`` and written
+    /// as compact JSON (members in their order); `nil` without a form this module reads.
+    package var jsonForm: [UInt8]? {
+        if let json { return json }
+        guard let yaml, let value = try? YAMLReader.read(yaml) else { return nil }
+        return Array(value.jsonText.utf8)
     }
 }
