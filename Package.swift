@@ -89,14 +89,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What an operation may take beyond its handler: a deadline, a rate limit, a body limit, its
+        // deprecation (OperationPolicy), and the machinery that applies them (rate limiter, deadline).
+        .target(
+            name: "OpenAPIWhiskerPolicies",
+            dependencies: [
+                "WhiskerCore",
+                // The deadline's timer (DispatchTime.adding) and the rate limit's client addresses.
+                "WhiskerSockets",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The transport: the generated handlers as routes of the server, and the document's route
         // with its docs page.
         .target(
             name: "OpenAPIWhisker",
             dependencies: [
-                "WhiskerCore", "OpenAPIWhiskerDocument",
-                // The deadline's timer (DispatchTime.adding).
-                "WhiskerSockets",
+                "WhiskerCore", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,7 +130,7 @@ let package = Package(
         // HTTPS, HTTP/2, compression, the service-lifecycle Service, metrics and tracing, and
         // settings from files with their traits (the first three on by default).
         .target(name: "Whisker", dependencies: [
-            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "OpenAPIWhiskerDocument",
+            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
             .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
             .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
@@ -281,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIWhiskerTests",
             dependencies: [
-                "OpenAPIWhisker", "OpenAPIWhiskerDocument", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting", "CWhiskerSystem",
+                "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting", "CWhiskerSystem",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

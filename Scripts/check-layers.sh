@@ -30,14 +30,15 @@ allowed = {
     "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging"},
     "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging"},
     "OpenAPIWhiskerDocument": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
-    "OpenAPIWhisker": {"WhiskerCore", "OpenAPIWhiskerDocument", "WhiskerSockets", "OpenAPIRuntime", "HTTPTypes", "Logging"},
+    "OpenAPIWhiskerPolicies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
+    "OpenAPIWhisker": {"WhiskerCore", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
     "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes"},
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration"},
     "WhiskerConfiguration": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
 }
@@ -48,6 +49,7 @@ forbidden_imports = {
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     # The document engine is I/O-free and knows neither the runtime nor the transport.
     "OpenAPIWhiskerDocument": {"OpenAPIWhisker", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2", "Dispatch"},
+    "OpenAPIWhiskerPolicies": {"OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     # The core'"'"'s tests test the core alone: HTTP/2, TLS and observability have their own targets.
     "Tests/WhiskerCoreTests": {"WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "WhiskerObservability", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "Whisker"},

@@ -2,6 +2,7 @@ public import HTTPTypes
 import Logging
 public import OpenAPIRuntime
 @_exported public import OpenAPIWhiskerDocument
+@_exported public import OpenAPIWhiskerPolicies
 public import WhiskerCore
 
 /// A `ServerTransport` that serves swift-openapi-generator's server stubs on a ``/WhiskerCore/WhiskerServer``.
@@ -33,7 +34,7 @@ public import WhiskerCore
 ///       ])
 /// - With the document (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``),
 ///   requests are checked against it, its security schemes are enforced, and each operation may
-///   have an ``OperationPolicy`` by operationId: a deadline, a rate limit, its body limit, its
+///   have an ``/OpenAPIWhiskerPolicies/OperationPolicy`` by operationId: a deadline, a rate limit, its body limit, its
 ///   deprecation.
 public struct WhiskerTransport: ServerTransport {
     let server: WhiskerServer
@@ -47,7 +48,7 @@ public struct WhiskerTransport: ServerTransport {
     ///   - server: The server; register before calling its `run`.
     ///   - requestBodyLimits: Request body limits of operations, keyed `"METHOD /path/{template}"`
     ///     as registered; the others keep the server's.
-    ///   - policies: Each operation's ``OperationPolicy`` (deadline, rate limit, body limit,
+    ///   - policies: Each operation's ``/OpenAPIWhiskerPolicies/OperationPolicy`` (deadline, rate limit, body limit,
     ///     deprecation), keyed `"METHOD /path/{template}"` as registered. With a document
     ///     (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``)
     ///     they are keyed by operationId.
@@ -92,7 +93,7 @@ public struct WhiskerTransport: ServerTransport {
     ///     name schemes, never credentials. The handler reads the principal in
     ///     `RequestContext.current?.principal`. Empty (the default): security requirements are not
     ///     checked.
-    ///   - policies: Each operation's ``OperationPolicy`` (deadline, rate limit, body limit,
+    ///   - policies: Each operation's ``/OpenAPIWhiskerPolicies/OperationPolicy`` (deadline, rate limit, body limit,
     ///     deprecation), keyed by operationId. An operation the document marks `deprecated`
     ///     answers with `Deprecation` whether or not it has one.
     /// - Throws: ``/OpenAPIWhiskerDocument/DocumentError`` if the document cannot be read or a schema in it cannot be used

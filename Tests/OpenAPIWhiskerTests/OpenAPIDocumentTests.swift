@@ -85,7 +85,7 @@ import WhiskerTesting
     /// (it reads the JSON the server serves) and no rules of its own for security schemes: it
     /// gets the server's table, the one the transport finds credentials by.
     @Test func thePage_HoldsNoYAMLReader_AndTheServersSchemeRules() throws {
-        let page = String(decoding: DocsPage.html(documentURL: "openapi.json", apiPrefix: "/api"), as: UTF8.self)
+        let page = String(decoding: DocsPage.page(documentURL: "openapi.json", apiPrefix: "/api").html, as: UTF8.self)
         #expect(!page.contains("parseYAML") && !page.contains("YAML."))
         for kind in ["oauth2", "openIdConnect", "mutualTLS"] {
             #expect(!page.contains("'\(kind)'"), "the page has no rule of its own for \(kind)")
@@ -97,7 +97,7 @@ import WhiskerTesting
     }
 
     @Test func whatThePageEmbeds_CannotEndItsScript() {
-        let page = String(decoding: DocsPage.html(documentURL: "openapi.json", apiPrefix: "/a</script><b>\"'&"), as: UTF8.self)
+        let page = String(decoding: DocsPage.page(documentURL: "openapi.json", apiPrefix: "/a</script><b>\"'&").html, as: UTF8.self)
         #expect(page.contains(#"apiPrefix = "/a\u003c/script\u003e\u003cb\u003e\u0022\u0027\u0026";"#), "\(page.prefix(0))")
         #expect(page.components(separatedBy: "</script>").count == 2, "one script element, closed once")
     }
