@@ -2,6 +2,10 @@ package import HTTPTypes
 package import Logging
 package import WhiskerCore
 
+/// The source of this file's log lines: the transport's, as before the module was split from it
+/// (issue 39), so that a filter on `[OpenAPIWhisker]` still sees them.
+private let logSource = "OpenAPIWhisker"
+
 /// An ``OperationPolicy`` ready to apply to its operation's requests: the deadline, the rate
 /// limiter with its buckets, and the deprecation fields made once.
 package struct AppliedPolicy: Sendable {
@@ -54,7 +58,7 @@ package struct AppliedPolicy: Sendable {
         let fields = limiter.fields(for: decision)
         guard !decision.allowed else { return .admitted(fields) }
         let detail = "more than \(limiter.limit.requests) requests in \(limiter.limit.window.inSeconds); retry in \(decision.retryAfter ?? 1) s"
-        logger.info("request refused", metadata: ["operation": "\(operation)", "status": "429", "error": "rate limit: \(detail)"])
+        logger.info("request refused", metadata: ["operation": "\(operation)", "status": "429", "error": "rate limit: \(detail)"], source: logSource)
         return .refused(ProblemDetails(status: .tooManyRequests, detail: detail).response(to: request.head, fields: fields))
     }
 
@@ -62,7 +66,7 @@ package struct AppliedPolicy: Sendable {
     package func missedDeadline(_ head: HTTPRequest, logger: Logger) -> Response {
         logger.warning("deadline passed", metadata: [
             "operation": "\(operation)", "deadline": "\((deadline ?? .zero).inSeconds)", "status": "\(deadlineStatus.code)", "path": "\(LogValue.quoted(LogRedaction.target(head.path ?? "")))",
-        ])
+        ], source: logSource)
         return ProblemDetails(status: deadlineStatus, detail: "the operation did not answer within its deadline (\((deadline ?? .zero).inSeconds))").response(to: head)
     }
 
@@ -75,7 +79,7 @@ package struct AppliedPolicy: Sendable {
             guard try await withDeadline(end, awaitingCancelledWork: true, { try await write(writer) }) == nil else { return }
             logger.warning("deadline passed", metadata: [
                 "operation": "\(operation)", "deadline": "\((deadline ?? .zero).inSeconds)", "during": "the response body", "ended": length == nil ? "cleanly" : "cut off",
-            ])
+            ], source: logSource)
             if length != nil { throw DeadlinePassed() }
         }
         return ended

@@ -2,6 +2,10 @@ package import HTTPTypes
 package import Logging
 package import WhiskerCore
 
+/// The source of this file's log lines: the transport's, as before the module was split from it
+/// (issue 39), so that a filter on `[OpenAPIWhisker]` still sees them.
+private let logSource = "OpenAPIWhisker"
+
 /// What a `WhiskerTransport` made with `init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)`
 /// checks before a handler runs: the operation's parameters (path, query, header, cookie), the
 /// request's media type and its JSON body, against the document's schemas.
@@ -58,12 +62,12 @@ extension RequestValidator {
             case .admitted(let admitted):
                 principal = admitted
             case .unauthenticated(let detail, let challenges):
-                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "401", "error": "\(LogValue.quoted(detail))"])
+                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "401", "error": "\(LogValue.quoted(detail))"], source: logSource)
                 var fields = HTTPFields()
                 for challenge in challenges { fields.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
                 return .answer(ProblemDetails(status: .unauthorized, detail: detail).response(to: request.head, fields: fields))
             case .forbidden(let detail):
-                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "403", "error": "\(LogValue.quoted(detail))"])
+                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "403", "error": "\(LogValue.quoted(detail))"], source: logSource)
                 return .answer(ProblemDetails(status: .forbidden, detail: detail).response(to: request.head))
             }
         }
@@ -75,7 +79,7 @@ extension RequestValidator {
                 let essence = contentType.flatMap(MediaType.init)?.essence
                 guard let essence, case let match = declared.match(essence), match.declared else {
                     let detail = "\(contentType.map { "a body of type \($0)" } ?? "a body without Content-Type") is not one this operation takes (\(declared.listed))"
-                    logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(LogValue.quoted(detail))"])
+                    logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(LogValue.quoted(detail))"], source: logSource)
                     return .answer(ProblemDetails(status: .unsupportedMediaType, detail: detail).response(to: request.head))
                 }
                 if let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) {
@@ -96,7 +100,7 @@ extension RequestValidator {
         guard violations.isEmpty else {
             logger.info("request refused", metadata: [
                 "operation": "\(operation.id)", "status": "\(status.code)", "error": "\(LogValue.quoted(violations.map(\.description).joined(separator: "; ")))",
-            ])
+            ], source: logSource)
             return .answer(Self.problem(violations, status: status, request: request.head))
         }
         return .proceed(body, principal)
