@@ -51,7 +51,8 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # systemd-socket-activate and systemd-analyze for Demo/CatService/Tests/systemd.sh (installing it
 # in a container does not start systemd); perl (perl-base, always on Debian) is its fake notify socket.
 # Chromium (headless, driven from Python over its DevTools pipe) plays the clip in browser.sh;
-# python3 also writes h2-abuse.sh's hand-made HTTP/2 frames. nginx (reverse proxy, HTTP/2 and TLS)
+# python3 also writes h2-abuse.sh's hand-made HTTP/2 frames, and with PyYAML (python3-yaml) reads the
+# demo's document to compare with the server's reader (docs.sh, DocumentReaderTests). nginx (reverse proxy, HTTP/2 and TLS)
 # and haproxy (PROXY protocol v2) stand in front of cat-service in nginx.sh and haproxy.sh; neither
 # is started as a service: the tests run their own on loopback. slowhttptest plays slowloris, slow
 # POST and slow read in slow-clients.sh, which counts the connections left with ss (iproute2).
@@ -69,6 +70,7 @@ deps:
 	{ command -v systemd-socket-activate && command -v systemd-analyze; } >/dev/null || missing+=(systemd); \
 	command -v perl >/dev/null || missing+=(perl-base); \
 	command -v python3 >/dev/null || missing+=(python3); \
+	python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml); \
 	command -v chromium >/dev/null || missing+=(chromium); \
 	command -v nginx >/dev/null || missing+=(nginx); \
 	command -v haproxy >/dev/null || missing+=(haproxy); \
@@ -80,7 +82,7 @@ deps:
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3, chromium, nginx, haproxy, slowhttptest, ss present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3 (with PyYAML), chromium, nginx, haproxy, slowhttptest, ss present"; \
 	fi; \
 	if ! python3 -c 'import websockets' 2>/dev/null; then \
 	    echo "deps: installing websockets (PyPI)"; \
@@ -211,7 +213,7 @@ clean:
 # it in another module (MemoryByteStream's ByteStream methods, a type's `description`): the coverage
 # check counts those as documented, so DocC must show them.
 DOCS_MODULES := Whisker WhiskerSockets WhiskerHTTP WhiskerCore WhiskerTLS WhiskerHTTP2 WhiskerCompression \
-    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerObservability WhiskerLifecycle WhiskerConfiguration OpenAPIWhisker WhiskerTesting
+    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerObservability WhiskerLifecycle WhiskerConfiguration OpenAPIWhisker OpenAPIWhiskerDocument OpenAPIWhiskerPolicies WhiskerTesting
 DOCS_SCRATCH ?= .build
 DOCS_OUTPUT ?= .build/docs/Whisker.doccarchive
 unexport DOCS_MODULES DOCS_SCRATCH DOCS_OUTPUT

@@ -85,16 +85,43 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The OpenAPI document as data, I/O-free: the JSON and YAML readers, the JSON Schema subset,
+        // the operations and their security schemes, request validation and the contract check.
         .target(
-            name: "OpenAPIWhisker",
+            name: "OpenAPIWhiskerDocument",
             dependencies: [
                 "WhiskerCore",
                 // The client certificate a mutualTLS security scheme authenticates.
                 "WhiskerSockets",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // What an operation may take beyond its handler: a deadline, a rate limit, a body limit, its
+        // deprecation (OperationPolicy), and the machinery that applies them (rate limiter, deadline).
+        .target(
+            name: "OpenAPIWhiskerPolicies",
+            dependencies: [
+                "WhiskerCore",
+                // The deadline's timer (DispatchTime.adding) and the rate limit's client addresses.
+                "WhiskerSockets",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The transport: the generated handlers as routes of the server, and the document's route
+        // with its docs page.
+        .target(
+            name: "OpenAPIWhisker",
+            dependencies: [
+                "WhiskerCore", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // The docs page, compiled into the module as bytes (no resource bundle to ship beside
+            // the binary, no Foundation `Bundle`).
+            resources: [.embedInCode("DocsPage.html")]
         ),
         // A server that speaks HTTP/1.1 only: what it links shows the core needs no TLS or HTTP/2.
         // Built without the default traits (`swift build --disable-default-traits`), the server a
@@ -111,7 +138,7 @@ let package = Package(
         // HTTPS, HTTP/2, compression, the service-lifecycle Service, metrics and tracing, and
         // settings from files with their traits (the first three on by default).
         .target(name: "Whisker", dependencies: [
-            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "OpenAPIWhisker",
+            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
             .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
             .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
@@ -286,11 +313,13 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
+        // The readers and the schema keywords, from strings, with no server.
+        .testTarget(name: "OpenAPIWhiskerDocumentTests", dependencies: ["OpenAPIWhiskerDocument"]),
         // CWhiskerSystem: the heap figure (mallinfo2) the rate limiter's memory test reads.
         .testTarget(
             name: "OpenAPIWhiskerTests",
             dependencies: [
-                "OpenAPIWhisker", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting", "CWhiskerSystem",
+                "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerCore", "WhiskerHTTP2", "WhiskerTesting", "CWhiskerSystem",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -31,7 +31,9 @@ allowed = {
     # WhiskerConfiguration, with the Configuration trait; WhiskerConfiguration knows none of them.
     "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging", "WhiskerConfiguration"},
     "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging", "WhiskerConfiguration"},
-    "OpenAPIWhisker": {"WhiskerCore", "WhiskerSockets", "OpenAPIRuntime", "HTTPTypes", "Logging"},
+    "OpenAPIWhiskerDocument": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
+    "OpenAPIWhiskerPolicies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
+    "OpenAPIWhisker": {"WhiskerCore", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
     "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes", "WhiskerConfiguration"},
@@ -39,7 +41,7 @@ allowed = {
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging", "WhiskerConfiguration"},
     "WhiskerWebSocket": {"WhiskerCore", "WhiskerSockets", "WhiskerHTTP", "HTTPTypes", "Logging"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "OpenAPIWhisker", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "Configuration"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "Configuration"},
     "WhiskerConfiguration": {"WhiskerCore", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
 }
@@ -50,6 +52,9 @@ forbidden_imports = {
     # No Foundation: SHA-1 and base64 for the handshake are its own.
     "WhiskerWebSocket": {"Foundation", "FoundationEssentials", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2"},
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
+    # The document engine is I/O-free and knows neither the runtime nor the transport.
+    "OpenAPIWhiskerDocument": {"OpenAPIWhisker", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2", "Dispatch"},
+    "OpenAPIWhiskerPolicies": {"OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     # The composition of the modules'"'"' keys, not a hub: each module reads its own.
     "WhiskerConfiguration": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerObservability", "WhiskerLifecycle", "OpenAPIWhisker", "Whisker"},

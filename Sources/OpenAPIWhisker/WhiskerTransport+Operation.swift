@@ -1,6 +1,8 @@
 import HTTPTypes
 import Logging
 import OpenAPIRuntime
+import OpenAPIWhiskerDocument
+import OpenAPIWhiskerPolicies
 import WhiskerCore
 
 /// One operation as the transport registered it: the generated handler, the document's checks

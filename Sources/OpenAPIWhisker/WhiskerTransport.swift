@@ -1,6 +1,8 @@
 public import HTTPTypes
 import Logging
 public import OpenAPIRuntime
+@_exported public import OpenAPIWhiskerDocument
+@_exported public import OpenAPIWhiskerPolicies
 public import WhiskerCore
 
 /// A `ServerTransport` that serves swift-openapi-generator's server stubs on a ``/WhiskerCore/WhiskerServer``.
@@ -32,7 +34,7 @@ public import WhiskerCore
 ///       ])
 /// - With the document (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``),
 ///   requests are checked against it, its security schemes are enforced, and each operation may
-///   have an ``OperationPolicy`` by operationId: a deadline, a rate limit, its body limit, its
+///   have an ``/OpenAPIWhiskerPolicies/OperationPolicy`` by operationId: a deadline, a rate limit, its body limit, its
 ///   deprecation.
 public struct WhiskerTransport: ServerTransport {
     let server: WhiskerServer
@@ -46,7 +48,7 @@ public struct WhiskerTransport: ServerTransport {
     ///   - server: The server; register before calling its `run`.
     ///   - requestBodyLimits: Request body limits of operations, keyed `"METHOD /path/{template}"`
     ///     as registered; the others keep the server's.
-    ///   - policies: Each operation's ``OperationPolicy`` (deadline, rate limit, body limit,
+    ///   - policies: Each operation's ``/OpenAPIWhiskerPolicies/OperationPolicy`` (deadline, rate limit, body limit,
     ///     deprecation), keyed `"METHOD /path/{template}"` as registered. With a document
     ///     (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``)
     ///     they are keyed by operationId.
@@ -82,7 +84,7 @@ public struct WhiskerTransport: ServerTransport {
     ///   - document: The document the handlers were generated from.
     ///   - invalidRequestStatus: The status of a request the document does not allow: `400` by
     ///     default; `422` (`.unprocessableContent`) if you prefer.
-    ///   - authenticators: One ``Authenticator`` per security scheme of the document
+    ///   - authenticators: One ``/OpenAPIWhiskerDocument/Authenticator`` per security scheme of the document
     ///     (`components.securitySchemes`), by name. Given, each operation's `security` (or the
     ///     document's) is checked before anything else: alternatives (any one admits), each naming
     ///     schemes that must all accept their credential, with the scopes the `Principal` must
@@ -91,10 +93,10 @@ public struct WhiskerTransport: ServerTransport {
     ///     name schemes, never credentials. The handler reads the principal in
     ///     `RequestContext.current?.principal`. Empty (the default): security requirements are not
     ///     checked.
-    ///   - policies: Each operation's ``OperationPolicy`` (deadline, rate limit, body limit,
+    ///   - policies: Each operation's ``/OpenAPIWhiskerPolicies/OperationPolicy`` (deadline, rate limit, body limit,
     ///     deprecation), keyed by operationId. An operation the document marks `deprecated`
     ///     answers with `Deprecation` whether or not it has one.
-    /// - Throws: ``DocumentError`` if the document cannot be read or a schema in it cannot be used
+    /// - Throws: ``/OpenAPIWhiskerDocument/DocumentError`` if the document cannot be read or a schema in it cannot be used
     ///   (a `pattern` this platform's regular expressions do not read, a `$ref` outside it), or a
     ///   policy names an operationId the document does not have.
     public init(

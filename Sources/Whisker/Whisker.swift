@@ -1,6 +1,8 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
 // response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth),
-// trusted reverse proxies (WhiskerProxies), WebSocket (WhiskerWebSocket), the swift-openapi-generator transport (OpenAPIWhisker),
+// trusted reverse proxies (WhiskerProxies), WebSocket (WhiskerWebSocket), the swift-openapi-generator
+// transport (OpenAPIWhisker) and the document it validates against (OpenAPIWhiskerDocument) and the
+// operations' policies (OpenAPIWhiskerPolicies),
 // the swift-service-lifecycle Service (WhiskerLifecycle), metrics and tracing (WhiskerObservability),
 // and settings from environment variables and files (WhiskerConfiguration, on swift-configuration).
 //
@@ -26,6 +28,8 @@
 @_exported public import WhiskerProxies
 @_exported public import WhiskerWebSocket
 @_exported public import OpenAPIWhisker
+@_exported public import OpenAPIWhiskerDocument
+@_exported public import OpenAPIWhiskerPolicies
 #if TLS
 @_exported public import WhiskerTLS
 #endif

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # docs.sh: the OpenAPI document served next to the API (GET /api/openapi.yaml, the bundled file
-# byte for byte, revalidated with ETag and 304) and the docs page (GET /api/docs) in headless
+# byte for byte, revalidated with ETag and 304; /api/openapi.json, the same read by the server, which
+# the page reads) and the docs page (GET /api/docs) in headless
 # Chromium: it lists the operations with what they enforce (parameters' bounds, body schemas,
 # responses by status, descriptions as Markdown), and its "Try it" gets cats, under a strict
 # Content-Security-Policy (its inline style and script by hash; no CSP violation in Chromium's log)
@@ -28,7 +29,11 @@ check_eq "... and no body" 0 "$(stat -c %s "$BODY")"
 request --compressed "$BASE/api/openapi.yaml"
 check_eq "compressed for a client that takes it (br)" br "$(header Content-Encoding)"
 request "$BASE/api/openapi.json"
-check_eq "no JSON form given: /api/openapi.json is 404" 404 "$STATUS"
+check_eq "no JSON form given: /api/openapi.json is the YAML read by the server, for the page (200 application/json)" \
+    "200 application/json" "$STATUS $(header Content-Type)"
+check_eq "... the same document as PyYAML reads it" True "$(python3 -c '
+import json, sys, yaml
+print(json.load(open(sys.argv[1])) == yaml.safe_load(open(sys.argv[2])))' "$BODY" "$DEMO_DIR/Sources/CatService/openapi.yaml" 2>&1)"
 request "$BASE/api/docs"
 check_eq "GET /api/docs: 200 text/html" "200 text/html; charset=utf-8" "$STATUS $(header Content-Type)"
 check_eq "... a page that needs nothing from elsewhere (no src= or href= to another host)" "" "$(grep -oE '(src|href)=["'"'"']?https?:' "$BODY" || true)"

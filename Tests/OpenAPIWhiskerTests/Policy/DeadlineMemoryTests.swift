@@ -2,7 +2,7 @@
 import CWhiskerSystem
 import HTTPTypes
 import Logging
-@testable import OpenAPIWhisker
+@testable import OpenAPIWhiskerPolicies
 import Synchronization
 import Testing
 import WhiskerCore

@@ -85,7 +85,7 @@ import WhiskerTesting
             let transport = try WhiskerTransport(
                 server, validatingAgainst: OpenAPIDocument(yaml: Array(PolicyTests.document.utf8)),
                 authenticators: ["bearer": { credential in
-                    guard case .bearer(let token) = credential else { return nil }
+                    guard let token = credential.bearerToken else { return nil }
                     return Principal(name: token)
                 }],
                 policies: PolicyTests.policies

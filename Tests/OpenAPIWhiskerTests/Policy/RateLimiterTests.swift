@@ -1,6 +1,6 @@
 import CWhiskerSystem
 import HTTPTypes
-@testable import OpenAPIWhisker
+@testable import OpenAPIWhiskerPolicies
 import Testing
 import WhiskerCore
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 @testable import OpenAPIWhisker
+@testable import OpenAPIWhiskerDocument
 import Testing
 import WhiskerCore
 import WhiskerHTTP2

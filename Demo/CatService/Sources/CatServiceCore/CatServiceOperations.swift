@@ -86,7 +86,7 @@ public struct CatServiceOperations: Sendable {
         }
         return try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: document(), authenticators: [
             "shelterToken": { credential in
-                guard case .bearer(let token) = credential else { return nil }
+                guard let token = credential.bearerToken else { return nil }
                 if reportTokens.contains(token) { return Principal(name: "staff", scopes: ["reports:read"]) }
                 if visitorTokens.contains(token) { return Principal(name: "visitor") }
                 return nil

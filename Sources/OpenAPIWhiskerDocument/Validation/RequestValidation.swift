@@ -1,20 +1,32 @@
-import HTTPTypes
-import Logging
-import WhiskerCore
+package import HTTPTypes
+package import Logging
+package import WhiskerCore
 
-/// What a ``WhiskerTransport`` made with ``WhiskerTransport/init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``
+/// The source of this file's log lines: the transport's, as before the module was split from it
+/// (issue 39), so that a filter on `[OpenAPIWhisker]` still sees them.
+private let logSource = "OpenAPIWhisker"
+
+/// What a `WhiskerTransport` made with `init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)`
 /// checks before a handler runs: the operation's parameters (path, query, header, cookie), the
 /// request's media type and its JSON body, against the document's schemas.
-struct RequestValidation: Sendable {
+package struct RequestValidation: Sendable {
     let operations: DocumentOperations
-    let status: HTTPResponse.Status
+    package let status: HTTPResponse.Status
     /// One per security scheme; none: security requirements are not checked.
     let authenticators: [String: Authenticator]
+
+    /// The checks of `operations`, answering a request they refuse with `status`, authenticating
+    /// with `authenticators` (none: security requirements are not checked).
+    package init(operations: DocumentOperations, status: HTTPResponse.Status, authenticators: [String: Authenticator]) {
+        self.operations = operations
+        self.status = status
+        self.authenticators = authenticators
+    }
 
     /// The checks for the operation registered as `method` `path`.
     /// - Throws: ``DocumentError`` if the document has no such operation, or its security
     ///   requirements name a scheme without an authenticator (when there are authenticators).
-    func validator(method: HTTPRequest.Method, path: String) throws(DocumentError) -> RequestValidator {
+    package func validator(method: HTTPRequest.Method, path: String) throws(DocumentError) -> RequestValidator {
         guard let operation = operations.operation(method: method.rawValue, registeredPath: path) else {
             throw DocumentError("\(method.rawValue) \(path) is registered, but the document validated against has no such operation")
         }
@@ -34,7 +46,7 @@ struct RequestValidation: Sendable {
 extension RequestValidator {
     /// The outcome of checking one request: go on with `body` (the same body, or the JSON one
     /// read to check it, in memory), or answer `response` instead.
-    enum Outcome {
+    package enum Outcome {
         case proceed(RequestBody?, Principal?)
         case answer(Response)
     }
@@ -42,7 +54,7 @@ extension RequestValidator {
     /// Checks `request`; a JSON body is read whole (within the route's limit) to be checked; any
     /// other body is left to stream to the handler.
     /// - Throws: ``RequestBodyError`` when reading the JSON body fails (too large, the client left).
-    func validate(_ request: Request, status: HTTPResponse.Status, logger: Logger) async throws -> Outcome {
+    package func validate(_ request: Request, status: HTTPResponse.Status, logger: Logger) async throws -> Outcome {
         var principal: Principal?
         if let (requirements, authenticate) = security {
             // Never a credential in the answer or the log: the schemes' names only.
@@ -50,12 +62,12 @@ extension RequestValidator {
             case .admitted(let admitted):
                 principal = admitted
             case .unauthenticated(let detail, let challenges):
-                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "401", "error": "\(LogValue.quoted(detail))"])
+                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "401", "error": "\(LogValue.quoted(detail))"], source: logSource)
                 var fields = HTTPFields()
                 for challenge in challenges { fields.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
                 return .answer(ProblemDetails(status: .unauthorized, detail: detail).response(to: request.head, fields: fields))
             case .forbidden(let detail):
-                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "403", "error": "\(LogValue.quoted(detail))"])
+                logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "403", "error": "\(LogValue.quoted(detail))"], source: logSource)
                 return .answer(ProblemDetails(status: .forbidden, detail: detail).response(to: request.head))
             }
         }
@@ -67,7 +79,7 @@ extension RequestValidator {
                 let essence = contentType.flatMap(MediaType.init)?.essence
                 guard let essence, case let match = declared.match(essence), match.declared else {
                     let detail = "\(contentType.map { "a body of type \($0)" } ?? "a body without Content-Type") is not one this operation takes (\(declared.listed))"
-                    logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(LogValue.quoted(detail))"])
+                    logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(LogValue.quoted(detail))"], source: logSource)
                     return .answer(ProblemDetails(status: .unsupportedMediaType, detail: detail).response(to: request.head))
                 }
                 if let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) {
@@ -88,7 +100,7 @@ extension RequestValidator {
         guard violations.isEmpty else {
             logger.info("request refused", metadata: [
                 "operation": "\(operation.id)", "status": "\(status.code)", "error": "\(LogValue.quoted(violations.map(\.description).joined(separator: "; ")))",
-            ])
+            ], source: logSource)
             return .answer(Self.problem(violations, status: status, request: request.head))
         }
         return .proceed(body, principal)

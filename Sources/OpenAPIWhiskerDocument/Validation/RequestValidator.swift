@@ -2,8 +2,8 @@ import HTTPTypes
 import WhiskerCore
 
 /// Checks a request's parameters and JSON body against its operation in the document.
-struct RequestValidator: Sendable {
-    let operation: DocumentOperations.Operation
+package struct RequestValidator: Sendable {
+    package let operation: DocumentOperations.Operation
     let schemas: SchemaSet
     /// The operation's security requirements and how to authenticate a credential, when checked.
     let security: (SecurityRequirements, @Sendable (SecurityScheme, Credential) async throws -> Principal?)?

@@ -1,5 +1,5 @@
 import Foundation
-@testable import OpenAPIWhisker
+@testable import OpenAPIWhiskerDocument
 import Testing
 
 /// The YAML and JSON readers validation reads documents and bodies with.
@@ -59,7 +59,7 @@ import Testing
     @Test func yaml_TheDemosDocument_ReadsAsItsJSONTwin() throws {
         // The demo's document, read here and by Python's YAML reader (PyYAML), must agree.
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../Demo/CatService/Sources/CatService/openapi.yaml").standardized
+            .appendingPathComponent("../../Demo/CatService/Sources/CatService/openapi.yaml").standardized
         let bytes = Array(try Data(contentsOf: url))
         let ours = try YAMLReader.read(bytes)
         let process = Process()

@@ -4,7 +4,7 @@ public import WhiskerCore
 
 /// What one operation may take and how it answers beyond its handler: a deadline, a rate limit,
 /// its request body limit and its deprecation, named by the operation's `operationId` in
-/// ``WhiskerTransport``'s `policies`:
+/// `WhiskerTransport`'s `policies`:
 ///
 ///     let transport = try WhiskerTransport(server, validatingAgainst: document, policies: [
 ///         "getEmojiStream": OperationPolicy(deadline: .seconds(300)),

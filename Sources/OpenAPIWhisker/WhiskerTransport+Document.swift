@@ -1,38 +1,17 @@
 public import Foundation
 import HTTPTypes
+public import OpenAPIWhiskerDocument
 import WhiskerCore
-
-/// The OpenAPI document a server's handlers were generated from, to serve next to them with a docs
-/// page (``WhiskerTransport/serveDocument(_:serverURL:)``): the bytes as the user wrote them, in
-/// YAML, JSON or both.
-///
-///     let yaml = try Data(contentsOf: Bundle.module.url(forResource: "openapi", withExtension: "yaml")!)
-///     try transport.serveDocument(OpenAPIDocument(yaml: Array(yaml)), serverURL: try Servers.Server1.url())
-///
-/// The docs page reads the JSON form if there is one, else the YAML: block mappings and
-/// sequences, plain, quoted, block and flow-sequence scalars, which is how OpenAPI documents are
-/// written. A document it cannot read (YAML anchors, say) is shown as text: give the JSON form too.
-public struct OpenAPIDocument: Sendable {
-    /// The document in YAML, served as `openapi.yaml`, or `nil`.
-    public var yaml: [UInt8]?
-    /// The document in JSON, served as `openapi.json`, or `nil`.
-    public var json: [UInt8]?
-    /// The docs page's path under the server URL, or `nil` for no page; `docs` by default.
-    public var docsPagePath: String? = "docs"
-
-    /// A document in one form or both.
-    public init(yaml: [UInt8]? = nil, json: [UInt8]? = nil) {
-        self.yaml = yaml
-        self.json = json
-    }
-}
 
 extension WhiskerTransport {
     /// Serves `document` under the path of `serverURL` (where the generated routes are):
     /// `GET /api/openapi.yaml` and `/api/openapi.json` for the forms it has, and the docs page at
-    /// `/api/docs` (``OpenAPIDocument/docsPagePath``). The document is sent with `Cache-Control:
-    /// no-cache` and the server's `ETag` (``/WhiskerCore/WhiskerServer/Configuration/generatesETags``), so a
-    /// client revalidates with `If-None-Match` and gets `304` while it has not changed.
+    /// `/api/docs` (`OpenAPIDocument.docsPagePath`). The page reads `openapi.json`: given only the
+    /// YAML form, with a page, `openapi.json` is that YAML read by the server (a YAML document its
+    /// reader cannot read, with anchors say, is shown on the page as text: give the JSON form too).
+    /// The document is sent with `Cache-Control: no-cache` and the server's `ETag`
+    /// (``/WhiskerCore/WhiskerServer/Configuration/generatesETags``), so a client revalidates with
+    /// `If-None-Match` and gets `304` while it has not changed.
     ///
     /// The page is one small HTML file of Whisker's own (about 23 KB, no script or style from
     /// anywhere else, so it works offline and under a strict network policy): it lists every
@@ -52,15 +31,17 @@ extension WhiskerTransport {
     public func serveDocument(_ document: OpenAPIDocument, serverURL: URL) throws {
         var prefix = serverURL.path
         while prefix.hasSuffix("/") { prefix.removeLast() }
+        // The page reads JSON: with only a YAML form, the page's JSON is that YAML, read here.
+        let json = document.docsPagePath == nil ? document.json : document.jsonForm
         let served: [(name: String, type: String, bytes: [UInt8]?)] = [
-            ("openapi.yaml", "application/yaml", document.yaml), ("openapi.json", "application/json", document.json),
+            ("openapi.yaml", "application/yaml", document.yaml), ("openapi.json", "application/json", json),
         ]
         for (name, type, bytes) in served {
             guard let bytes else { continue }
             try register(path: "\(prefix)/\(name)", type: type, bytes: bytes)
         }
         if let page = document.docsPagePath {
-            let source = document.json != nil ? "openapi.json" : document.yaml != nil ? "openapi.yaml" : nil
+            let source = json != nil ? "openapi.json" : document.yaml != nil ? "openapi.yaml" : nil
             let (html, policy) = DocsPage.page(documentURL: source, apiPrefix: prefix)
             try register(path: "\(prefix)/\(page)", type: "text/html; charset=utf-8", bytes: html, fields: [
                 HTTPField.Name("Content-Security-Policy")!: policy, HTTPField.Name("X-Frame-Options")!: "DENY",

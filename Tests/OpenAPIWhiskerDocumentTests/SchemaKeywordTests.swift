@@ -1,4 +1,4 @@
-@testable import OpenAPIWhisker
+@testable import OpenAPIWhiskerDocument
 import Testing
 
 /// Each JSON Schema keyword request validation covers, one passing and one failing value each,

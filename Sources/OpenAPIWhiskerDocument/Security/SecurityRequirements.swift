@@ -16,25 +16,27 @@ struct SecurityScheme: Sendable, Equatable {
     let name: String
     let kind: Kind
 
-    /// The scheme `value` (a Security Scheme Object) describes.
+    /// The scheme `value` (a Security Scheme Object) describes, by the first of
+    /// ``SecuritySchemeRule/all`` that matches it.
     init(name: String, _ value: JSONValue) throws(DocumentError) {
         self.name = name
-        switch value["type"]?.string {
-        case "http":
-            switch value["scheme"]?.string?.lowercased() {
-            case "bearer": kind = .bearer
-            case "basic": kind = .basic
-            default: throw DocumentError("security scheme \(name): http scheme \(value["scheme"]?.string ?? "(none)") is not bearer or basic")
+        let type = value["type"]?.string
+        guard let rule = SecuritySchemeRule.matching(type: type, scheme: value["scheme"]?.string, in: value["in"]?.string) else {
+            switch type {
+            case "http": throw DocumentError("security scheme \(name): http scheme \(value["scheme"]?.string ?? "(none)") is not bearer or basic")
+            case "apiKey": throw DocumentError("security scheme \(name): an apiKey needs `in` (header, query or cookie) and `name`")
+            default: throw DocumentError("security scheme \(name): type \(type ?? "(none)") is not one Whisker reads")
             }
-        case "apiKey":
-            guard let place = value["in"]?.string, ["header", "query", "cookie"].contains(place), let key = value["name"]?.string else {
+        }
+        switch rule.credential {
+        case .bearer: kind = .bearer
+        case .basic: kind = .basic
+        case .clientCertificate: kind = .mutualTLS
+        case .header, .query, .cookie:
+            guard let key = value["name"]?.string else {
                 throw DocumentError("security scheme \(name): an apiKey needs `in` (header, query or cookie) and `name`")
             }
-            kind = .apiKey(in: place, name: key)
-        case "mutualTLS": kind = .mutualTLS
-        // Tokens from an authorization server arrive as bearer tokens.
-        case "oauth2", "openIdConnect": kind = .bearer
-        default: throw DocumentError("security scheme \(name): type \(value["type"]?.string ?? "(none)") is not one Whisker reads")
+            kind = .apiKey(in: rule.credential.rawValue, name: key)
         }
     }
 
@@ -78,6 +80,60 @@ struct SecurityScheme: Sendable, Equatable {
         let credentials = parts[1].trimmingSpaces
         return credentials.isEmpty ? nil : String(credentials)
     }
+}
+
+/// Which credential each kind of security scheme (`type`, and `scheme` or `in` where they
+/// matter) presents: the one table of them. The transport finds credentials by it, and the docs
+/// page gets it as JSON (``json``) to know what its "Authorize" area can send: neither holds a
+/// second copy of these rules.
+package struct SecuritySchemeRule: Sendable {
+    /// Where a request presents the credential.
+    package enum Credential: String, Sendable {
+        /// `Authorization: Bearer`.
+        case bearer
+        /// `Authorization: Basic`.
+        case basic
+        /// A header, query parameter or cookie the scheme names (`apiKey`).
+        case header, query, cookie
+        /// The TLS client certificate.
+        case clientCertificate
+    }
+
+    /// The scheme's `type`.
+    package let type: String
+    /// The `http` scheme's `scheme` (lowercased), or `nil` for any.
+    package let scheme: String?
+    /// The `apiKey` scheme's `in`, or `nil` for any.
+    package let location: String?
+    package let credential: Credential
+
+    /// Every kind of scheme Whisker reads; any other is refused when the document is read.
+    package static let all: [SecuritySchemeRule] = [
+        SecuritySchemeRule(type: "http", scheme: "bearer", location: nil, credential: .bearer),
+        SecuritySchemeRule(type: "http", scheme: "basic", location: nil, credential: .basic),
+        // Tokens from an authorization server arrive as bearer tokens.
+        SecuritySchemeRule(type: "oauth2", scheme: nil, location: nil, credential: .bearer),
+        SecuritySchemeRule(type: "openIdConnect", scheme: nil, location: nil, credential: .bearer),
+        SecuritySchemeRule(type: "apiKey", scheme: nil, location: "header", credential: .header),
+        SecuritySchemeRule(type: "apiKey", scheme: nil, location: "query", credential: .query),
+        SecuritySchemeRule(type: "apiKey", scheme: nil, location: "cookie", credential: .cookie),
+        SecuritySchemeRule(type: "mutualTLS", scheme: nil, location: nil, credential: .clientCertificate),
+    ]
+
+    /// The rule for a scheme of `type` with `scheme` (any case) and `in`, if Whisker reads it.
+    package static func matching(type: String?, scheme: String?, in location: String?) -> SecuritySchemeRule? {
+        let scheme = scheme?.lowercased()
+        return all.first { $0.type == type && ($0.scheme == nil || $0.scheme == scheme) && ($0.location == nil || $0.location == location) }
+    }
+
+    /// ``all`` as a JSON array of `{"type", "scheme"?, "in"?, "credential"}`, the docs page's `schemeRules`.
+    package static let json: String = JSONValue.array(all.map { rule in
+        var members: [(key: String, value: JSONValue)] = [("type", .string(rule.type))]
+        if let scheme = rule.scheme { members.append(("scheme", .string(scheme))) }
+        if let location = rule.location { members.append(("in", .string(location))) }
+        members.append(("credential", .string(rule.credential.rawValue)))
+        return .object(members)
+    }).jsonText
 }
 
 /// An operation's security requirements (`security`, or the document's): alternatives, any one

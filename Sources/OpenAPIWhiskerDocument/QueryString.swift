@@ -8,7 +8,7 @@
 /// or `?count=1&&x=2` made it throw an error that is no `DecodingError`, so a client's odd query
 /// was a 500 (issue 38). ``runtimeTarget(_:)`` gives the generated code the same query in the form it
 /// reads (`?debug=`, `?a=&count=1`, `?count=1&x=2`): what it decodes is what the checks saw.
-enum QueryString {
+package enum QueryString {
     /// The name-value pairs of a target's query, still percent-encoded.
     static func rawItems(of target: some StringProtocol) -> [(name: Substring, value: Substring)] {
         guard let query = query(of: target) else { return [] }
@@ -21,7 +21,7 @@ enum QueryString {
     /// `target` with each item of its query written `name=value` and the empty items left out,
     /// the form swift-openapi-runtime's URI decoder reads; `nil` when it is in that form already
     /// (the usual request: no copy).
-    static func runtimeTarget(_ target: String) -> String? {
+    package static func runtimeTarget(_ target: String) -> String? {
         // The usual request, by its bytes: no `?`, or every item `name=value`.
         let bytes = target.utf8
         guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }

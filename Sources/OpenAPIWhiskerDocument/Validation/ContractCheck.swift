@@ -4,6 +4,10 @@ public import Logging
 import Synchronization
 public import WhiskerCore
 
+/// The source of this file's log lines: the transport's, as before the module was split from it
+/// (issue 39), so that a filter on `[OpenAPIWhisker]` still sees them.
+private let logSource = "OpenAPIWhisker"
+
 /// A response that does not do what the document says its operation answers.
 public struct ContractViolation: Sendable, CustomStringConvertible {
     /// The operation's `operationId`.
@@ -134,7 +138,7 @@ public struct ContractCheck: ResponseStep {
         logger.warning("contract violation", metadata: [
             "operation": "\(violation.operationID)", "method": "\(LogValue.quoted(violation.method))", "path": "\(LogValue.quoted(LogRedaction.target(violation.path)))",
             "status": "\(seen.status)", "violation": "\(LogValue.quoted(problems.joined(separator: "; ")))", "request_id": "\(LogValue.quoted(seen.requestID ?? "-"))",
-        ])
+        ], source: logSource)
         onViolation(violation)
     }
 }

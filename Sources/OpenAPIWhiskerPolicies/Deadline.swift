@@ -12,7 +12,7 @@ import WhiskerSockets
 /// freed when the work ends. (A task sleeping until the deadline, cancelled, kept ~1.4 KB until
 /// the instant passed: with a 600 s deadline, 9,766 requests a second held 13 MB more each second.)
 ///
-/// The operation's task inherits the caller's task-local values (``RequestContext/current``).
+/// The operation's task inherits the caller's task-local values (`RequestContext.current`).
 ///
 /// - Parameters:
 ///   - deadline: When the caller is answered `nil` if the operation has not ended.
@@ -20,7 +20,7 @@ import WhiskerSockets
 ///     until the cancelled operation has ended: for work that must not outlive the call (one
 ///     that writes a response body).
 ///   - operation: The work.
-func withDeadline<T: Sendable>(
+package func withDeadline<T: Sendable>(
     _ deadline: ContinuousClock.Instant, awaitingCancelledWork: Bool = false, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T? {
     let race = DeadlineRace<T>()

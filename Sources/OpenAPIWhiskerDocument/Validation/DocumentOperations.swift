@@ -1,12 +1,12 @@
 /// A document that cannot be used to validate: what is wrong, and where in it.
 public struct DocumentError: Error, CustomStringConvertible, Sendable {
     public let description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// The operations of an OpenAPI document as validation reads them: parameters, request bodies
 /// and responses, with their schemas compiled once.
-struct DocumentOperations: Sendable {
+package struct DocumentOperations: Sendable {
     struct Parameter: Sendable {
         enum Location: String, Sendable { case path, query, header, cookie }
         let name: String
@@ -42,8 +42,8 @@ struct DocumentOperations: Sendable {
         static func isJSON(_ essence: String) -> Bool { essence == "application/json" || essence.hasSuffix("+json") }
     }
 
-    struct Operation: Sendable {
-        let id: String
+    package struct Operation: Sendable {
+        package let id: String
         let method: String
         let path: String
         /// `path`'s segments, for matching request targets.
@@ -56,7 +56,7 @@ struct DocumentOperations: Sendable {
         /// Its `security` (or the document's), `nil` when neither says.
         let security: SecurityRequirements?
         /// `deprecated: true`.
-        let deprecated: Bool
+        package let deprecated: Bool
 
         /// The documented response for `status`: exact, then its class (`4XX`), then `default`.
         func response(for status: Int) -> MediaTypes? {
@@ -65,13 +65,13 @@ struct DocumentOperations: Sendable {
     }
 
     let schemas: SchemaSet
-    let operations: [Operation]
+    package let operations: [Operation]
     /// The names of the `apiKey` schemes' headers, query parameters and cookies.
-    let apiKeyNames: [String]
+    package let apiKeyNames: [String]
 
     static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
-    init(_ document: OpenAPIDocument) throws(DocumentError) {
+    package init(_ document: OpenAPIDocument) throws(DocumentError) {
         let root: JSONValue
         do {
             if let json = document.json {
