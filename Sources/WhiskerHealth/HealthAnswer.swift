@@ -46,7 +46,8 @@ struct HealthAnswer: EarlyAnswer {
     let haveOwnListener: Bool
 
     func answer(_ head: HTTPRequest, path: Substring, context: EarlyAnswerContext) -> LocalAnswer? {
-        let servesOnlyHealth = context.listenerOptions[HealthChecksOnly.self] != nil
+        // Without a listener of their own, no listener has the option: no lookup a request.
+        let servesOnlyHealth = haveOwnListener && context.listenerOptions[HealthChecksOnly.self] != nil
         guard !haveOwnListener || servesOnlyHealth else { return nil }
         return checks.answer(head.method, path: path, isReady: context.isReady) ?? (servesOnlyHealth ? WhiskerServer.HealthChecks.notFound : nil)
     }

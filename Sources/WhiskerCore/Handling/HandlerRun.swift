@@ -1,5 +1,5 @@
 import HTTPTypes
-import Logging
+package import Logging
 import Synchronization
 import WhiskerSockets
 
@@ -139,8 +139,9 @@ private final class CountingSink: ResponseBodySink {
 
 extension Logger {
     /// This logger with `request_id` metadata when the request has an id (quoted as the access
-    /// log quotes it); itself, at no cost, when it has none.
-    func forRequest(_ requestID: String?) -> Logger {
+    /// log quotes it); itself, at no cost, when it has none. What every line about a request,
+    /// over any protocol, is logged with.
+    package func forRequest(_ requestID: String?) -> Logger {
         guard let requestID else { return self }
         var logger = self
         logger[metadataKey: "request_id"] = "\(LogValue.quoted(requestID))"

@@ -99,8 +99,10 @@ extension WhiskerServer.Configuration {
     ///     configuration.listeners = try configuration.impliedListeners() + [.unixDomainSocket("/run/cats.sock")]
     ///
     /// - Throws: ``WhiskerServerError`` for settings that cannot work together, each named.
-    public func impliedListeners() throws(WhiskerServerError) -> [WhiskerServer.Listener] {
-        let contributions = ServerFeatureContributions(self)
+    public func impliedListeners() throws(WhiskerServerError) -> [WhiskerServer.Listener] { try impliedListeners(ServerFeatureContributions(self)) }
+
+    /// ``impliedListeners()`` with the features' contributions already gathered.
+    func impliedListeners(_ contributions: ServerFeatureContributions) throws(WhiskerServerError) -> [WhiskerServer.Listener] {
         let secureListener = contributions.secureListener
         let proxyProtocol = contributions.proxyTrust?.impliedProxyProtocol ?? (cleartext: false, https: false, socketNames: [])
         /// The listener with the PROXY protocol option if `expects`.
@@ -202,7 +204,7 @@ extension WhiskerServer {
     /// The sockets to open for `configuration`: its ``Configuration/listeners``, or the implied ones.
     static func endpoints(of configuration: Configuration, contributions: ServerFeatureContributions) throws(WhiskerServerError) -> [Endpoint] {
         for feature in configuration.features { try feature.validate(configuration) }
-        let listeners = configuration.listeners.isEmpty ? try configuration.impliedListeners() : configuration.listeners
+        let listeners = configuration.listeners.isEmpty ? try configuration.impliedListeners(contributions) : configuration.listeners
         let offered = ["http/1.1"] + contributions.protocolHandovers.flatMap(\.applicationProtocols)
         var endpoints: [Endpoint] = []
         for listener in listeners {

@@ -98,10 +98,6 @@ public final class WebSocket: Sendable {
         }
     }
 
-    func closeAfterHandler(_ code: WebSocketCloseCode, reason: String) async {
-        await close(code, reason: reason)
-    }
-
     fileprivate func next() async -> WebSocketMessage? {
         await withCheckedContinuation { continuation in
             connection.run { $0.nextMessage(continuation) }

@@ -56,9 +56,9 @@ final class WebSocketConnection: ConnectionHandler {
         self.handler = handler
         state = WebSocketConnectionState(limits: limits)
         timer = ConnectionTimer(worker: connection.stream.worker)
-        logger = connection.logger
-        logger[metadataKey: "websocket"] = "\(request.path ?? "/")"
-        if let id = context?.requestID { logger[metadataKey: "request_id"] = "\(id)" }
+        // The path as the access log writes it: quoted, credentials in its query redacted.
+        logger = connection.logger.forRequest(context?.requestID)
+        logger[metadataKey: "websocket"] = "\(LogValue.quoted(LogRedaction.target(request.path ?? "/")))"
     }
 
     // MARK: ConnectionHandler
@@ -78,12 +78,12 @@ final class WebSocketConnection: ConnectionHandler {
                 await RequestContext.$current.withValue(context) {
                     do {
                         try await handler(socket)
-                        await socket.closeAfterHandler(.normalClosure, reason: "")
+                        await socket.close(.normalClosure)
                     } catch is CancellationError {
                         // The stream closed: nothing left to tell the peer.
                     } catch {
                         logger.error("WebSocket handler threw: \(error)")
-                        await socket.closeAfterHandler(.internalError, reason: "")
+                        await socket.close(.internalError)
                     }
                 }
             }
