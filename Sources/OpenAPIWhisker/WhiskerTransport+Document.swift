@@ -10,7 +10,7 @@ extension WhiskerTransport {
     /// YAML form, with a page, `openapi.json` is that YAML read by the server (a YAML document its
     /// reader cannot read, with anchors say, is shown on the page as text: give the JSON form too).
     /// The document is sent with `Cache-Control: no-cache` and the server's `ETag`
-    /// (``/WhiskerCore/WhiskerServer/Configuration/generatesETags``), so a client revalidates with
+    /// (``/WhiskerCore/WhiskerServer/ResponseDefaults/generatesETags``), so a client revalidates with
     /// `If-None-Match` and gets `304` while it has not changed.
     ///
     /// The page is one small HTML file of Whisker's own (about 23 KB, no script or style from

@@ -57,9 +57,9 @@ extension WhiskerServer.Configuration {
     ///
     /// | Key | Type | Default | Meaning |
     /// |---|---|---|---|
-    /// | `host` | address | `127.0.0.1` | The address the cleartext and HTTPS listeners bind. |
+    /// | `host` | address | `127.0.0.1` | The address every TCP listener binds (cleartext, HTTPS, the health checks' own). |
     /// | `port` | port | `8080` | The cleartext listener's TCP port; 0 picks a free one. |
-    /// | `cleartext` | bool | `true` | Whether to serve cleartext HTTP on `port`. |
+    /// | `cleartext` | bool | `true` | Whether to serve cleartext HTTP on `port` (the listeners the others make stay). |
     /// | `workers` | 1 to 256 | one per processor | The I/O workers (event loops). |
     /// | `requestIDs` | bool | `false` | Whether every request gets an X-Request-ID. |
     /// | `unixSocket.path` | path | none | Serve cleartext HTTP on a Unix domain socket here too. |

@@ -8,7 +8,7 @@ extension WhiskerServer.ConfigurationKeys {
         "limits.maxConnections", "limits.maxHeaderBytes", "limits.maxRequestBodySize", "limits.minRequestBodyRate", "limits.minResponseRate",
         "timeouts.tlsHandshake", "timeouts.requestHeader", "timeouts.requestBody", "timeouts.idle", "timeouts.write", "timeouts.shutdownGracePeriod",
     ]) { configuration, sources throws(WhiskerServer.ConfigurationError) in
-        configuration.workers = try sources.integer("workers", in: 1...256) ?? configuration.workers
+        configuration.io.workers = try sources.integer("workers", in: 1...256) ?? configuration.io.workers
         configuration.requestIDs = try sources.bool("requestIDs") ?? configuration.requestIDs
         configuration.limits = try WhiskerServer.Limits(sources, over: configuration.limits)
         configuration.timeouts = try WhiskerServer.Timeouts(sources, over: configuration.timeouts)

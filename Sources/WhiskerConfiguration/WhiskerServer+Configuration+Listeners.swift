@@ -1,34 +1,60 @@
 public import WhiskerCore
 
-// The listeners' keys stay as they were (the listeners are being redesigned, issue 39 item 2):
-// host, port and cleartext first, the Unix domain socket last, after every group whose keys imply
-// listeners of their own (tls.port, health.port).
+// The listeners' keys edit `configuration.listeners` by role: the cleartext TCP listener (host,
+// port, cleartext), the HTTPS one (tls.*, WhiskerTLS), the health checks' own (health.port,
+// WhiskerHealth), a Unix domain socket (unixSocket.*, read last).
 extension WhiskerServer.ConfigurationKeys {
-    /// `host`, `port` and `cleartext`: the address the cleartext and HTTPS listeners bind, the
-    /// cleartext listener's port, and whether it serves.
+    /// `host`, `port` and `cleartext`: the address every TCP listener binds, the cleartext
+    /// listener's port, and whether there is one.
     public static let listeners = Self(["host", "port", "cleartext"]) { configuration, sources throws(WhiskerServer.ConfigurationError) in
         try configuration.applyListenerKeys(sources)
     }
 
     /// `unixSocket.path` and `unixSocket.mode`: a Unix domain socket beside the listeners the other
-    /// keys imply. Read it last, after every group that implies a listener.
+    /// keys made, before a health checks' own listener. Read it last.
     public static let unixSocket = Self(["unixSocket.path", "unixSocket.mode"]) { configuration, sources throws(WhiskerServer.ConfigurationError) in
         try configuration.applyUnixSocketKeys(sources)
     }
 }
 
 extension WhiskerServer.Configuration {
-    /// `host`, `port`, `cleartext`.
-    mutating func applyListenerKeys(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
-        host = try sources.string("host") ?? host
-        port = try sources.port("port") ?? port
-        servesCleartext = try sources.bool("cleartext") ?? servesCleartext
+    /// Changes the listeners as settings that name a host, a port and whether cleartext is served
+    /// do (the `host`, `port` and `cleartext` keys, a program's flags): `host` moves every TCP
+    /// listener; `port` moves the cleartext TCP listener that serves the routes, adding one if
+    /// there is none and no socket was inherited; `enabled` `false` removes the cleartext TCP
+    /// listeners, `true` adds one if there is none (on 8080 without `port`). `nil` leaves each as it is.
+    public mutating func setCleartextListener(host: String?, port: Int?, enabled: Bool?) {
+        if let host { listeners = listeners.map { $0.binding(host: host) } }
+        let inherits = listeners.contains { if case .inherited = $0.address { true } else { false } }
+        if enabled == false {
+            listeners.removeAll(where: \.isCleartextTCP)
+        } else if let index = listeners.firstIndex(where: \.isCleartextTCP) {
+            if let port { listeners[index] = listeners[index].binding(port: port) }
+        } else if enabled == true || port != nil, !inherits {
+            insertServingListener(.tcp(host: host ?? hostForNewListeners, port: port ?? 8080))
+        }
     }
 
-    /// `unixSocket.path` and `unixSocket.mode`: the listeners the rest implies, then the socket
-    /// (before a health checks' own listener, which stays last).
+    /// Serves a Unix domain socket at `path` instead of any the listeners had (`nil`: the one
+    /// they have), with the file mode `permissions` (`nil`: the one it had, else `0o660`).
+    public mutating func setUnixDomainSocket(_ path: String?, permissions: UInt32?) {
+        var current: (path: String, permissions: UInt32)?
+        for listener in listeners {
+            if case .unixDomainSocket(let path, let permissions) = listener.address { current = (path, permissions) }
+        }
+        guard let path = path ?? current?.path else { return }
+        listeners.removeAll { if case .unixDomainSocket = $0.address { true } else { false } }
+        insertServingListener(.unixDomainSocket(path, permissions: permissions ?? current?.permissions ?? 0o660))
+    }
+
+    /// `host`, `port`, `cleartext`.
+    mutating func applyListenerKeys(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
+        try setCleartextListener(host: sources.string("host"), port: sources.port("port"), enabled: sources.bool("cleartext"))
+    }
+
+    /// `unixSocket.path` and `unixSocket.mode`.
     mutating func applyUnixSocketKeys(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
-        var permissions: UInt32 = 0o660
+        var permissions: UInt32?
         if let mode = try sources.value("unixSocket.mode") {
             guard let octal = UInt32(mode.text, radix: 8), octal <= 0o777 else {
                 throw mode.mustBe("permissions in octal, 0 to 777 (660: owner and group)")
@@ -36,19 +62,11 @@ extension WhiskerServer.Configuration {
             permissions = octal
         }
         guard let path = try sources.string("unixSocket.path") else {
-            if permissions != 0o660 {
+            if permissions != nil {
                 throw WhiskerServer.ConfigurationError(key: "unixSocket.mode", "\(sources.origin(of: "unixSocket.mode")) needs unixSocket.path")
             }
             return
         }
-        let implied: [WhiskerServer.Listener]
-        do {
-            implied = try impliedListeners()
-        } catch {
-            throw WhiskerServer.ConfigurationError(key: "unixSocket.path", "\(sources.origin(of: "unixSocket.path")): \(error)")
-        }
-        listeners = implied.filter(\.options.servesRoutes)
-            + [.unixDomainSocket(path, permissions: permissions)]
-            + implied.filter { !$0.options.servesRoutes }
+        setUnixDomainSocket(path, permissions: permissions)
     }
 }

@@ -25,17 +25,15 @@ extension WhiskerServer.HealthChecks {
 }
 
 /// The health checks as a feature: an ``EarlyAnswer``, first of all, on every listener, or only
-/// (and there to every path) on their own (``HealthChecksOnly``); the drain delay; and their own
-/// port among the implied listeners.
+/// (and there to every path) on their own (``HealthChecksOnly``); and the drain delay.
 struct HealthChecksFeature: ServerFeature {
     let checks: WhiskerServer.HealthChecks
 
     func contribute(to contributions: inout ServerFeatureContributions) {
         let listeners = contributions.configuration.listeners
-        let ownListener = checks.port != nil || listeners.contains { $0.options[HealthChecksOnly.self] != nil }
+        let ownListener = listeners.contains(where: \.servesOnlyHealthChecks)
         contributions.add(HealthAnswer(checks: checks, haveOwnListener: ownListener))
         contributions.drainDelay = checks.drainDelay
-        contributions.healthChecksListener = checks.port.map { ($0, HealthChecksOnly()) }
     }
 }
 

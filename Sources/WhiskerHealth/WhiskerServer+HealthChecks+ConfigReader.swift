@@ -5,8 +5,8 @@ public import WhiskerCore
 extension WhiskerServer.ConfigurationKeys {
     /// `health.enabled`, `health.port` and `health.drainDelay`: `health.enabled` turns the checks
     /// on or off; a port or drain delay turns them on unless `health.enabled` says `false`, which
-    /// they then contradict. (`health.port` is a listener's key: it stays as it is until the
-    /// listeners' redesign, issue 39 item 2.)
+    /// they then contradict. `health.port` is the checks' own listener
+    /// (`servingOnlyHealthChecks()`), replacing any they had, on the host of the others.
     public static let health = Self(["health.enabled", "health.port", "health.drainDelay"]) {
         configuration, sources throws(WhiskerServer.ConfigurationError) in
         let enabled = try sources.bool("health.enabled")
@@ -17,13 +17,14 @@ extension WhiskerServer.ConfigurationKeys {
                 throw WhiskerServer.ConfigurationError(key: key, "\(sources.origin(of: key)) needs the health checks, which \(sources.origin(of: "health.enabled")) turns off")
             }
             configuration.healthChecks = nil
+            configuration.listeners.removeAll(where: \.servesOnlyHealthChecks)
             return
         }
         guard enabled == true || port != nil || drainDelay != nil else { return }
         var checks = configuration.healthChecks ?? WhiskerServer.HealthChecks()
-        checks.port = port ?? checks.port
         checks.drainDelay = drainDelay ?? checks.drainDelay
         configuration.healthChecks = checks
+        if let port { configuration.serveHealthChecksAlone(port: port, host: try sources.string("host")) }
     }
 }
 #endif

@@ -14,9 +14,9 @@ extension WhiskerServer {
     ///     configuration.healthChecks = .init()
     ///     configuration.healthChecks?.drainDelay = .seconds(5)   // longer than the balancer's poll interval
     ///
-    /// With ``port`` set, they are served on a listener of their own (cleartext, on
-    /// ``/WhiskerCore/WhiskerServer/Configuration/host``) that answers nothing else, so that probes need neither TLS nor the
-    /// PROXY protocol the main listeners may require; they are then not served on the others.
+    /// A listener of their own (`.tcp(port: 9090).servingOnlyHealthChecks()` among the
+    /// configuration's listeners) answers them and nothing else, so that probes need neither TLS
+    /// nor the PROXY protocol the main listeners may require; they are then not served on the others.
     public struct HealthChecks: Sendable, Equatable {
         /// The liveness route's path.
         public var livenessPath = "/healthz"
@@ -25,16 +25,12 @@ extension WhiskerServer {
         /// How long readiness answers 503 before the listeners close, at the start of a graceful
         /// shutdown. Zero by default: the listeners close at once.
         public var drainDelay: Duration = .zero
-        /// A port for a listener of their own (0 picks a free one), or `nil` (the default) to
-        /// answer them on every listener.
-        public var port: Int?
 
         /// Creates the routes with the default paths.
-        public init(livenessPath: String = "/healthz", readinessPath: String = "/readyz", drainDelay: Duration = .zero, port: Int? = nil) {
+        public init(livenessPath: String = "/healthz", readinessPath: String = "/readyz", drainDelay: Duration = .zero) {
             self.livenessPath = livenessPath
             self.readinessPath = readinessPath
             self.drainDelay = drainDelay
-            self.port = port
         }
     }
 }
@@ -46,9 +42,21 @@ extension WhiskerServer.Configuration {
     ///     import WhiskerHealth
     ///     configuration.healthChecks = .init(drainDelay: .seconds(5))
     ///
-    /// A listener of the list may serve only them: `.tcp(port: 9090, servesOnlyHealthChecks: true)`.
+    /// A listener of the list may serve only them: `.tcp(port: 9090).servingOnlyHealthChecks()`.
     public var healthChecks: WhiskerServer.HealthChecks? {
         get { features[HealthChecksFeature.self]?.checks }
         set { features[HealthChecksFeature.self] = newValue.map(HealthChecksFeature.init) }
+    }
+}
+
+extension WhiskerServer.Configuration {
+    /// Serves the health checks on a cleartext listener of their own at `host` (else the first TCP
+    /// listener's) and `port`, replacing any they had: what a setting that names their port does
+    /// (`health.port`, a program's flag). Turns them on if they were off.
+    public mutating func serveHealthChecksAlone(port: Int, host: String? = nil) {
+        if healthChecks == nil { healthChecks = WhiskerServer.HealthChecks() }
+        let listener = WhiskerServer.Listener.tcp(host: host ?? hostForNewListeners, port: port).servingOnlyHealthChecks()
+        listeners.removeAll(where: \.servesOnlyHealthChecks)
+        listeners.append(listener)
     }
 }

@@ -7,8 +7,9 @@ extension WhiskerServer.ConfigurationKeys {
     /// `RANGE=FIELD` for proxies that set another field), replacing any the configuration had;
     /// `proxies.forwardedFields`, `proxies.forwardingField` and the PROXY protocol's
     /// `proxies.proxyProtocol`, `proxies.proxyProtocolSockets` and `proxies.headerTimeout` adjust
-    /// them and need them. (The PROXY protocol's keys say which listeners expect a header: they
-    /// stay as they are until the listeners' redesign, issue 39 item 2.)
+    /// them and need them. The PROXY protocol's keys set which listeners expect a header:
+    /// `proxies.proxyProtocol` the TCP ones by kind, `proxies.proxyProtocolSockets` the sockets
+    /// systemd passed by name (read after socket activation made them listeners).
     public static let proxies = Self([
         "proxies.trusted", "proxies.proxyProtocol", "proxies.proxyProtocolSockets", "proxies.headerTimeout",
         "proxies.forwardedFields", "proxies.forwardingField",
@@ -43,16 +44,23 @@ extension WhiskerServer.Configuration {
             return
         }
         if let listeners {
-            proxies.proxyProtocol = []
+            var kinds: WhiskerServer.ProxyProtocolListeners = []
             for name in listeners.items {
                 switch name {
-                case "http": proxies.proxyProtocol.insert(.cleartext)
-                case "https": proxies.proxyProtocol.insert(.https)
+                case "http": kinds.insert(.cleartext)
+                case "https": kinds.insert(.https)
                 default: throw listeners.mustBe("http, https or http,https")
                 }
             }
+            expectProxyProtocol(on: kinds)
         }
-        proxies.proxyProtocolSocketNames = sockets.map(Set.init) ?? proxies.proxyProtocolSocketNames
+        if let sockets {
+            do {
+                try expectProxyProtocol(onSocketsNamed: Set(sockets))
+            } catch {
+                throw WhiskerServer.ConfigurationError(key: "proxies.proxyProtocolSockets", "\(sources.origin(of: "proxies.proxyProtocolSockets")): \(error)")
+            }
+        }
         proxies.proxyHeaderTimeout = timeout ?? proxies.proxyHeaderTimeout
         proxies.readsForwardedFields = forwarded ?? proxies.readsForwardedFields
         if let field {

@@ -9,8 +9,8 @@ extension WhiskerServer {
     ///
     /// Two ways for a proxy to say who the client is, each only from ``trusted`` addresses:
     /// - the **PROXY protocol** (HAProxy's `send-proxy` / `send-proxy-v2`, AWS NLB, Envoy): a header
-    ///   before the first byte of TLS or HTTP, on the listeners named in ``proxyProtocol``. Such a
-    ///   listener requires it: a connection from an untrusted address, or one whose header is
+    ///   before the first byte of TLS or HTTP, on the listeners that expect it
+    ///   (`Listener.expectingProxyProtocol()`). Such a listener requires it: a connection from an untrusted address, or one whose header is
     ///   missing, malformed, oversized or not complete within ``proxyHeaderTimeout``, is closed
     ///   with a log line.
     /// - the one forwarding field each proxy sets (``forwardingField``, `X-Forwarded-For` with
@@ -22,18 +22,11 @@ extension WhiskerServer {
     ///   address (and its rate limit's bucket).
     ///
     ///     configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8", "127.0.0.1"])
-    ///     configuration.reverseProxies?.proxyProtocol = [.cleartext]   // behind HAProxy's send-proxy-v2
+    ///     configuration.listeners = [.tcp(host: "0.0.0.0", port: 8080).expectingProxyProtocol()]  // behind HAProxy's send-proxy-v2
     ///     configuration.reverseProxies?.forwardingField = .forwarded   // behind a proxy that appends Forwarded
     public struct ReverseProxies: Sendable, Equatable {
         /// The addresses whose PROXY header and forwarding fields are believed.
         public var trusted: [IPAddressRange]
-        /// The bound listeners on which every connection starts with a PROXY protocol header
-        /// (v1 or v2); none by default. With socket activation see ``proxyProtocolSocketNames``.
-        public var proxyProtocol: ProxyProtocolListeners = []
-        /// With ``/WhiskerCore/WhiskerServer/Configuration/socketActivation``: the names of the inherited sockets on which
-        /// every connection starts with a PROXY protocol header (``proxyProtocol`` is for bound
-        /// listeners).
-        public var proxyProtocolSocketNames: Set<String> = []
         /// Whether the forwarding field of trusted proxies (``forwardingField``) says who the
         /// client is and which scheme it used. On by default (once proxies are trusted).
         public var readsForwardedFields = true
@@ -53,17 +46,16 @@ extension WhiskerServer {
         public var maxProxyHeaderLength = 4096
 
         /// Trusts `trusted`.
-        public init(trusted: [IPAddressRange], proxyProtocol: ProxyProtocolListeners = []) {
+        public init(trusted: [IPAddressRange]) {
             self.trusted = trusted
-            self.proxyProtocol = proxyProtocol
         }
 
         /// Trusts the addresses and CIDR ranges in `ranges` (`"10.0.0.0/8"`, `"::1"`).
         /// - Throws: ``/WhiskerSockets/IPAddressRangeError`` naming the first one that is not a range.
-        public init(trusting ranges: [String], proxyProtocol: ProxyProtocolListeners = []) throws(IPAddressRangeError) {
+        public init(trusting ranges: [String]) throws(IPAddressRangeError) {
             var trusted: [IPAddressRange] = []
             for range in ranges { trusted.append(try IPAddressRange(range)) }
-            self.init(trusted: trusted, proxyProtocol: proxyProtocol)
+            self.init(trusted: trusted)
         }
 
         /// Whether `address` is one of the trusted proxies. A peer on a Unix domain socket is a
@@ -82,14 +74,14 @@ extension WhiskerServer {
         }
     }
 
-    /// The bound listeners that expect the PROXY protocol.
+    /// Kinds of TCP listeners, for ``/WhiskerCore/WhiskerServer/Configuration/expectProxyProtocol(on:)``.
     public struct ProxyProtocolListeners: OptionSet, Sendable, Hashable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// The cleartext listener (`configuration.host`:`configuration.port`).
+        /// The cleartext TCP listeners that serve the routes.
         public static let cleartext = ProxyProtocolListeners(rawValue: 1)
-        /// The HTTPS listener (`configuration.https`, WhiskerTLS): the header comes before TLS.
+        /// The HTTPS listeners (WhiskerTLS): the header comes before TLS.
         public static let https = ProxyProtocolListeners(rawValue: 2)
     }
 }
@@ -100,7 +92,7 @@ extension WhiskerServer.Configuration {
     /// ``WhiskerCore/WhiskerServer/ReverseProxies``.
     ///
     ///     import WhiskerProxies
-    ///     configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])
+    ///     configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"])
     public var reverseProxies: WhiskerServer.ReverseProxies? {
         get { features[TrustedProxies.self]?.proxies }
         set { features[TrustedProxies.self] = newValue.map(TrustedProxies.init) }
@@ -125,8 +117,6 @@ struct TrustedProxies: ServerFeature, ProxyTrust {
         return ProxyProtocolReader(connection: connection, proxies: proxies)
     }
 
-    var listenerOption: any ListenerOption { ProxyProtocolFirst() }
-
     func client(of origin: RequestOrigin, fields: HTTPFields?) -> (client: SocketAddress, scheme: String) {
         // The PROXY header's source is the nearest hop the server believes.
         let header = origin.preamble?.value(as: ProxyProtocolHeader.self)
@@ -135,9 +125,5 @@ struct TrustedProxies: ServerFeature, ProxyTrust {
         guard proxies.readsForwardedFields, let fields else { return (nearest, scheme) }
         let (client, forwardedScheme) = ForwardedFields.client(peer: nearest, scheme: scheme, fields: fields, field: proxies.forwardingField(of:))
         return (client, forwardedScheme)
-    }
-
-    var impliedProxyProtocol: (cleartext: Bool, https: Bool, socketNames: Set<String>) {
-        (proxies.proxyProtocol.contains(.cleartext), proxies.proxyProtocol.contains(.https), proxies.proxyProtocolSocketNames)
     }
 }

@@ -22,7 +22,7 @@ import Darwin
 ///   Performance article for figures); it is the portable path, and a check of the epoll path.
 ///
 /// Choose one per worker (``IOWorker/init(label:backend:)``, ``IOWorkerGroup/init(count:backend:)``)
-/// or for a whole server (`WhiskerServer.Configuration.ioBackend`). ``default`` is the platform's
+/// or for a whole server (`WhiskerServer.Configuration.io.backend`). ``default`` is the platform's
 /// choice unless the environment variable `WHISKER_IO_BACKEND` says otherwise: the hook that runs a
 /// whole test suite (`make test-dispatch`) or a deployed binary on the other backend unchanged.
 public enum IOBackend: Sendable, Hashable, CustomStringConvertible {

@@ -3,19 +3,13 @@ import Synchronization
 import WhiskerCore
 import WhiskerSockets
 
-/// The HTTPS listener as the core sees it (``SecureListener``): at start it loads the certificate
-/// and returns the wrapper that puts every accepted socket behind a ``TLSStream``.
-struct TLSListener: ServerFeature, SecureListener {
-    let https: WhiskerServer.HTTPS
-
-    /// As a feature (`configuration.https`), the implied HTTPS listener.
-    func contribute(to contributions: inout ServerFeatureContributions) { contributions.secureListener = self }
-
-    var host: String? { https.host }
-    var port: Int { https.port }
+/// An HTTPS listener's TLS side as the core sees it (``SecureListener``): at start it loads the
+/// certificate and returns the wrapper that puts every accepted socket behind a ``TLSStream``.
+struct TLSListener: SecureListener {
+    let tls: TLSConfiguration
 
     func prepare(offering applicationProtocols: [String]) throws(WhiskerServerError) -> any StreamWrapper {
-        var tls = https.tls
+        var tls = tls
         tls.applicationProtocols.removeAll { !applicationProtocols.contains($0) }
         return try TLSStreamWrapper(tls)
     }

@@ -2,8 +2,8 @@ public import WhiskerCore
 import Logging
 
 extension WhiskerServer {
-    /// Reads the HTTPS certificate chains and keys again from the files that `configuration.https`
-    /// and the HTTPS listeners name, and hands the new certificates to every connection accepted
+    /// Reads the HTTPS certificate chains and keys again from the files that the HTTPS listeners
+    /// name, and hands the new certificates to every connection accepted
     /// from now on. Connections already open keep the certificate they started with, so nothing
     /// is dropped: renew the files (certbot, cert-manager), then call this, for example on SIGHUP
     /// (`systemctl reload`).
@@ -16,7 +16,7 @@ extension WhiskerServer {
     ///   load (or they do not match); that listener's certificate then stays in use (the others
     ///   are reloaded). Also when the server has no HTTPS listener or is not running.
     public func reloadTLS() throws(WhiskerServerError) {
-        guard configuration.https != nil || configuration.listeners.contains(where: \.isTLS) else {
+        guard configuration.listeners.contains(where: \.isTLS) else {
             throw WhiskerServerError("no HTTPS listener is configured: there is no certificate to reload")
         }
         let wrappers = runningStreamWrappers.compactMap { $0 as? TLSStreamWrapper }

@@ -13,7 +13,7 @@ extension SystemdSocketActivation {
     /// `LISTEN_*` variables or descriptors 3, 4, ...
     ///
     ///     let activation = try SystemdSocketActivation.loopbackForTesting(names: ["http", "https"])
-    ///     configuration.socketActivation = .init(activation)
+    ///     configuration.listeners = try activation.listeners(https: tls)   // WhiskerTLS
     ///     try await WhiskerServer(configuration: configuration).withRunningAddresses { addresses in
     ///         // addresses[0] is "http", addresses[1] is "https"
     ///     }

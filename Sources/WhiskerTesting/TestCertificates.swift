@@ -5,7 +5,7 @@ public import WhiskerTLS
 /// that it signed, for HTTPS tests on the loopback address.
 ///
 ///     let server = makeTestServer {
-///         $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+///         $0.listeners.append(.https(port: 0, tls: TestCertificates.localhostTLS))
 ///     }
 ///     ...
 ///     let client = try await TestClient.connect(to: address, tls: TestTLSOptions(trustedCAPath: TestCertificates.ca))

@@ -16,10 +16,10 @@ import WhiskerProxies
 ///     }
 ///
 /// Like any `WhiskerServer`, it serves cleartext HTTP/1.1 only: a test of HTTPS or HTTP/2 turns
-/// them on in `configure` (`$0.https = ...`, `$0.http2 = HTTP2Settings()`).
+/// them on in `configure` (`$0.listeners.append(.https(port: 0, tls: ...))`, `$0.http2 = HTTP2Settings()`).
 public func makeTestServer(_ configure: (inout WhiskerServer.Configuration) -> Void = { _ in }) -> WhiskerServer {
     var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: 0)
-    configuration.workers = 2
+    configuration.io.workers = 2
     var logger = Logger(label: "whisker.test")
     logger.logLevel = .critical
     configuration.logger = logger

@@ -14,7 +14,7 @@ import WhiskerHTTP2
         let environment = EnvironmentVariablesProvider(environmentVariables: ["SERVER_TIMEOUTS_IDLE": "2.5"])
         let reader = ConfigReader(providers: [environment, file])
         let configuration = try WhiskerServer.Configuration(reader.scoped(to: "server"))
-        #expect(configuration.port == 9090)
+        #expect(configuration.listeners.map(\.address) == [.tcp(host: "127.0.0.1", port: 9090)])
         #expect(configuration.limits.maxConnections == 64)
         #expect(configuration.http2 != nil)
         #expect(configuration.timeouts.idle == .milliseconds(2500))
@@ -27,7 +27,7 @@ import WhiskerHTTP2
             EnvironmentVariablesProvider(environmentVariables: ["PORT": "7070"]),
             memory(["port": 9090]),
         ])
-        #expect(try WhiskerServer.Configuration(reader).port == 7070)
+        #expect(try WhiskerServer.Configuration(reader).listeners.first?.address == .tcp(host: "127.0.0.1", port: 7070))
     }
 
     @Test func aBadValue_NamesTheKeyAndTheReadersName() {

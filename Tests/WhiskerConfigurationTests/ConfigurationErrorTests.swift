@@ -47,7 +47,7 @@ import WhiskerCore
         ])
         let read = try WhiskerServer.Configuration(sources)
         // PORT wins over the file's bad port; HOST= is empty, so unset: the file's host.
-        #expect(read.port == 9000 && read.host == "10.0.0.1" && read.workers == 2)
+        #expect(read.listeners.map(\.address) == [.tcp(host: "10.0.0.1", port: 9000)] && read.io.workers == 2)
         #expect(try sources.value("workers")?.origin == "workers in cats.json")
         #expect(try sources.value("nothing") == nil)
     }

@@ -35,28 +35,30 @@ import WhiskerHealth
         let sources = fileSources(["port": "not a port", "cors.origins": "https://a.example", "health.enabled": true])
         let read = try WhiskerServer.Configuration(sources, reading: [.cors])
         #expect(read.cors.first?.allowedOrigins == ["https://a.example"])
-        #expect(read.port == WhiskerServer.Configuration().port && read.healthChecks == nil)
+        #expect(read.listeners.map(\.address) == WhiskerServer.Configuration().listeners.map(\.address) && read.healthChecks == nil)
         #expect(throws: WhiskerServer.ConfigurationError(key: "cors.credentials", "cors.credentials in cats.yaml needs cors.origins")) {
             try WhiskerServer.Configuration(fileSources(["cors.credentials": true]), reading: [.cors])
         }
     }
 
     /// The groups are read in their order: a later group sees what an earlier one set.
-    @Test func groups_AreReadInOrder() throws {
+    @Test func groups_EditTheListenersByRole_SoTheirOrderDoesNotReorderThem() throws {
         let sources = fileSources(["health.port": 9000, "unixSocket.path": "/tmp/cats.sock"])
-        let socketLast = try WhiskerServer.Configuration(sources, reading: [.health, .unixSocket])
-        #expect(socketLast.listeners.map(\.address).last == .tcp(host: "127.0.0.1", port: 9000))
-        let socketFirst = try WhiskerServer.Configuration(sources, reading: [.unixSocket, .health])
-        #expect(socketFirst.listeners.map(\.address).last == .unixDomainSocket(path: "/tmp/cats.sock", permissions: 0o660))
+        for groups: [WhiskerServer.ConfigurationKeys] in [[.health, .unixSocket], [.unixSocket, .health]] {
+            let read = try WhiskerServer.Configuration(sources, reading: groups)
+            #expect(read.listeners.map(\.address) == [
+                .tcp(host: "127.0.0.1", port: 8080), .unixDomainSocket(path: "/tmp/cats.sock", permissions: 0o660), .tcp(host: "127.0.0.1", port: 9000),
+            ])
+        }
     }
 
     /// A program's own feature offers its keys the same way, with the same errors.
     @Test func aGroupOfOnesOwn_ComposesWithTheServers() throws {
         let replicas = WhiskerServer.ConfigurationKeys(["replicas"]) { configuration, sources in
-            if let count = try sources.integer("replicas", in: 1...16) { configuration.workers = count }
+            if let count = try sources.integer("replicas", in: 1...16) { configuration.io.workers = count }
         }
         let read = try WhiskerServer.Configuration(fileSources(["replicas": 3, "port": 9090]), reading: WhiskerServer.ConfigurationKeys.whisker + [replicas])
-        #expect(read.workers == 3 && read.port == 9090)
+        #expect(read.io.workers == 3 && read.listeners.map(\.address) == [.tcp(host: "127.0.0.1", port: 9090)])
         #expect(throws: WhiskerServer.ConfigurationError(key: "replicas", #"replicas in cats.yaml must be a whole number between 1 and 16, got "20""#)) {
             try WhiskerServer.Configuration(fileSources(["replicas": 20]), reading: [replicas])
         }
@@ -72,7 +74,7 @@ import WhiskerHealth
         #expect(throws: WhiskerServer.ConfigurationError(key: "replicas", "replicas in cats.yaml: no replicas today")) {
             try WhiskerServer.Configuration(fileSources(["replicas": 2]), reading: [refusing])
         }
-        #expect(try WhiskerServer.Configuration(fileSources(["port": 9090]), reading: [.listeners, refusing]).port == 9090)
+        #expect(try WhiskerServer.Configuration(fileSources(["port": 9090]), reading: [.listeners, refusing]).listeners.first?.address == .tcp(host: "127.0.0.1", port: 9090))
     }
 
     /// A feature the build leaves out refuses its keys, naming the trait; a source that sets none
@@ -82,7 +84,7 @@ import WhiskerHealth
         #expect(throws: WhiskerServer.ConfigurationError(key: "gopher.enabled", "gopher.enabled in cats.yaml needs Whisker's Gopher trait, which this build leaves out")) {
             try WhiskerServer.Configuration(fileSources(["gopher.enabled": true]), reading: [leftOut])
         }
-        #expect(try WhiskerServer.Configuration(fileSources(["port": 9090]), reading: [.listeners, leftOut]).port == 9090)
+        #expect(try WhiskerServer.Configuration(fileSources(["port": 9090]), reading: [.listeners, leftOut]).listeners.first?.address == .tcp(host: "127.0.0.1", port: 9090))
     }
 }
 #endif

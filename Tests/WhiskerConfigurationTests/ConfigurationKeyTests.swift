@@ -16,10 +16,10 @@ import WhiskerTLS
     @Test func noKeys_GiveTheConfigurationsDefaults() throws {
         let read = try configuration([:])
         let plain = WhiskerServer.Configuration()
-        #expect(read.host == plain.host && read.port == plain.port && read.servesCleartext)
-        #expect(read.workers == plain.workers && !read.requestIDs && read.listeners.isEmpty)
+        #expect(read.listeners.map(\.address) == plain.listeners.map(\.address) && !read.listeners.contains(where: \.isTLS))
+        #expect(read.io == plain.io && !read.requestIDs)
         #expect(read.limits == plain.limits && read.timeouts == plain.timeouts)
-        #expect(read.https == nil && read.http2 == nil && !read.cleartextHTTP2Only)
+        #expect(read.http2 == nil && !read.cleartextHTTP2Only)
         #expect(read.cors.isEmpty && read.reverseProxies == nil && read.healthChecks == nil)
         #expect(read.compression == nil && read.requestDecompression == nil)
     }
@@ -29,8 +29,14 @@ import WhiskerTLS
             "host": "0.0.0.0", "port": 9090, "cleartext": "yes", "workers": 3, "requestIDs": true,
             "unixSocket.path": "/tmp/cats.sock", "unixSocket.mode": "600",
         ])
-        #expect(read.host == "0.0.0.0" && read.port == 9090 && read.servesCleartext && read.workers == 3 && read.requestIDs)
+        #expect(read.io.workers == 3 && read.requestIDs)
         #expect(read.listeners.map(\.address) == [.tcp(host: "0.0.0.0", port: 9090), .unixDomainSocket(path: "/tmp/cats.sock", permissions: 0o600)])
+        // Cleartext off leaves only what else is configured; on again brings the listener back.
+        #expect(try configuration(["cleartext": false, "unixSocket.path": "/tmp/cats.sock"]).listeners.map(\.address)
+            == [.unixDomainSocket(path: "/tmp/cats.sock", permissions: 0o660)])
+        var off = WhiskerServer.Configuration(listeners: [])
+        try off.apply(fileSources(["cleartext": true, "port": 8081]))
+        #expect(off.listeners.map(\.address) == [.tcp(host: "127.0.0.1", port: 8081)])
     }
 
     @Test func tlsKeys_ServeHTTPSWithMutualTLS() throws {
@@ -38,10 +44,16 @@ import WhiskerTLS
             "tls.certificate": "/c.pem", "tls.privateKey": "/k.pem", "tls.port": 9443,
             "tls.clientCA": "/ca.pem", "tls.clientCertificate": "optional",
         ])
-        #expect(read.https?.port == 9443)
-        #expect(read.https?.tls.certificateChainPath == "/c.pem" && read.https?.tls.privateKeyPath == "/k.pem")
-        #expect(read.https?.tls.clientCertificates == .init(trustedCAPath: "/ca.pem", isRequired: false))
-        #expect(try configuration(["tls.certificate": "/c.pem", "tls.privateKey": "/k.pem"]).https?.port == 8443)
+        #expect(read.listeners.map(\.address) == [.tcp(host: "127.0.0.1", port: 8080), .tcp(host: "127.0.0.1", port: 9443)])
+        let tls = try #require(read.listeners.last?.tls)
+        #expect(tls.certificateChainPath == "/c.pem" && tls.privateKeyPath == "/k.pem")
+        #expect(tls.clientCertificates == .init(trustedCAPath: "/ca.pem", isRequired: false))
+        let https = try configuration(["host": "0.0.0.0", "cleartext": false, "tls.certificate": "/c.pem", "tls.privateKey": "/k.pem"])
+        #expect(https.listeners.map(\.address) == [.tcp(host: "0.0.0.0", port: 8443)] && https.listeners.map(\.isTLS) == [true])
+        // Over an HTTPS listener already there, the keys change it rather than add one.
+        var existing = https
+        try existing.apply(fileSources(["tls.port": 9443, "tls.privateKey": "/k2.pem"]))
+        #expect(existing.listeners.map(\.address) == [.tcp(host: "0.0.0.0", port: 9443)] && existing.listeners.first?.tls?.privateKeyPath == "/k2.pem")
     }
 
     @Test func tlsKeys_ThatDoNotFitTogether_AreRefusedNamingThem() {
@@ -101,15 +113,20 @@ import WhiskerTLS
     @Test func proxyKeys_TrustProxies_AndSetTheirProtocolAndFields() throws {
         let read = try configuration([
             "proxies.trusted": "10.0.0.0/8, 127.0.0.1", "proxies.proxyProtocol": "http,https",
-            "proxies.proxyProtocolSockets": "lb", "proxies.headerTimeout": 2, "proxies.forwardedFields": false,
+            "proxies.headerTimeout": 2, "proxies.forwardedFields": false,
         ])
         let proxies = try #require(read.reverseProxies)
-        #expect(proxies.trusted.count == 2 && proxies.proxyProtocol == [.cleartext, .https] && proxies.proxyProtocolSocketNames == ["lb"])
+        #expect(proxies.trusted.count == 2 && read.listeners.map(\.expectsProxyProtocol) == [true])
         #expect(proxies.proxyHeaderTimeout == .seconds(2) && !proxies.readsForwardedFields)
         #expect(failure(["proxies.trusted": "cats"]) == #"proxies.trusted in cats.yaml: invalid address range "cats": not a numeric IPv4 or IPv6 address"#)
         #expect(failure(["proxies.trusted": "10.0.0.0/8", "proxies.proxyProtocol": "ftp"])
             == #"proxies.proxyProtocol in cats.yaml must be http, https or http,https, got "ftp""#)
         #expect(failure(["proxies.proxyProtocol": "http"])?.hasPrefix("proxies.proxyProtocol in cats.yaml needs proxies.trusted") == true)
+        #expect(failure(["proxies.trusted": "127.0.0.1", "proxies.proxyProtocolSockets": "lb"])
+            == #"proxies.proxyProtocolSockets in cats.yaml: no inherited socket is named "lb" (no socket activation)"#)
+        var activated = WhiskerServer.Configuration(listeners: [.inherited(.init(fd: 3, name: "web")), .inherited(.init(fd: 4, name: "lb"))])
+        try activated.apply(fileSources(["proxies.trusted": "127.0.0.1", "proxies.proxyProtocolSockets": "lb", "port": 9000]))
+        #expect(activated.listeners.map(\.expectsProxyProtocol) == [false, true] && activated.listeners.count == 2, "no TCP listener added")
     }
 
     /// The field the proxies set: X-Forwarded-For unless a key says otherwise, per range with `=`.
@@ -130,7 +147,12 @@ import WhiskerTLS
     @Test func healthKeys_TurnTheChecksOn_WithAPortAndDrainDelay() throws {
         #expect(try configuration(["health.enabled": true]).healthChecks == WhiskerServer.HealthChecks())
         let read = try configuration(["health.port": 9000, "health.drainDelay": 1.5])
-        #expect(read.healthChecks?.port == 9000 && read.healthChecks?.drainDelay == .milliseconds(1500))
+        #expect(read.healthChecks?.drainDelay == .milliseconds(1500))
+        #expect(read.listeners.map(\.address) == [.tcp(host: "127.0.0.1", port: 8080), .tcp(host: "127.0.0.1", port: 9000)])
+        #expect(read.listeners.map(\.servesOnlyHealthChecks) == [false, true])
+        // The Unix domain socket comes before the checks' own listener, which stays last.
+        #expect(try configuration(["health.port": 9000, "unixSocket.path": "/tmp/c.sock"]).listeners.map(\.servesOnlyHealthChecks) == [false, false, true])
+        #expect(try configuration(["health.port": 9000, "health.enabled": true]).listeners.count == 2)
         #expect(failure(["health.enabled": false, "health.drainDelay": 1])
             == "health.drainDelay in cats.yaml needs the health checks, which health.enabled in cats.yaml turns off")
     }
@@ -145,11 +167,11 @@ import WhiskerTLS
     }
 
     @Test func apply_LeavesWhatNoSourceSets() throws {
-        var configuration = WhiskerServer.Configuration(port: 1234)
+        var configuration = WhiskerServer.Configuration(host: "127.0.0.1", port: 1234)
         configuration.http2 = HTTP2Settings()
         configuration.limits.maxConnections = 7
         try configuration.apply(fileSources(["limits.maxHeaderBytes": 4096]))
-        #expect(configuration.port == 1234 && configuration.http2 != nil)
+        #expect(configuration.listeners.map(\.address) == [.tcp(host: "127.0.0.1", port: 1234)] && configuration.http2 != nil)
         #expect(configuration.limits.maxConnections == 7 && configuration.limits.maxHeaderBytes == 4096)
     }
 }

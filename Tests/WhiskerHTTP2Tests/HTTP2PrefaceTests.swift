@@ -25,8 +25,7 @@ import WhiskerTesting
     /// HTTP/1.1 and answered 400, which an HTTP/2 client reads as a frame of 4.7 MB.
     @Test func alpnH2_WithoutThePreface_GetsGoAwayProtocolError() async throws {
         let server = makeHTTP2Server {
-            $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+            $0.listeners = [.https(port: 0, tls: TestCertificates.localhostTLS)]
         }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
@@ -43,8 +42,7 @@ import WhiskerTesting
     /// plaintext through (`isPlaintextPeer`) and the core answers it.
     @Test func priorKnowledge_OnTheTLSPort_GetsGoAway_SayingToUseHTTPS() async throws {
         let server = makeHTTP2Server {
-            $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+            $0.listeners = [.https(port: 0, tls: TestCertificates.localhostTLS)]
         }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in

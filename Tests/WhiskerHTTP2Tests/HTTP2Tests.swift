@@ -50,8 +50,7 @@ import WhiskerTesting
 
     @Test func alpnH2_OverTLS() async throws {
         let server = makeHTTP2Server {
-            $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+            $0.listeners = [.https(port: 0, tls: TestCertificates.localhostTLS)]
         }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in

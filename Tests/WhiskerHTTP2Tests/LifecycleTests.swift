@@ -12,7 +12,7 @@ import WhiskerTesting
     @Test func connectionLimit_HTTPSGets503AfterTheHandshake_HTTP2GetsGoAway() async throws {
         let server = makeHTTP2Server {
             $0.limits.maxConnections = 1
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+            $0.listeners.append(.https(port: 0, tls: TestCertificates.localhostTLS))
         }
         try registerBasicRoutes(on: server)
         try await server.withRunningAddresses { addresses in

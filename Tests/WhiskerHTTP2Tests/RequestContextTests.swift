@@ -9,7 +9,7 @@ import WhiskerTesting
 @Suite struct RequestContextTests {
     @Test func https_AndHTTP2_AreReported() async throws {
         let server = makeHTTP2Server {
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+            $0.listeners.append(.https(port: 0, tls: TestCertificates.localhostTLS))
         }
         try registerContextRoute(on: server)
         try await server.withRunningAddresses { addresses in

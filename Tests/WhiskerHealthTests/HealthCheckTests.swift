@@ -73,7 +73,10 @@ import WhiskerTesting
     }
 
     @Test func ownListener_ServesOnlyTheHealthChecks() async throws {
-        let server = makeTestServer { $0.healthChecks = .init(port: 0) }
+        let server = makeTestServer {
+            $0.healthChecks = .init()
+            $0.listeners.append(.tcp(port: 0).servingOnlyHealthChecks())
+        }
         try registerBasicRoutes(on: server)
         try await server.withRunningAddresses { addresses in
             #expect(addresses.count == 2)

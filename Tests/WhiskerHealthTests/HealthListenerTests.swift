@@ -33,14 +33,4 @@ import WhiskerTesting
         #expect(error?.description.contains("none are configured (configuration.healthChecks)") == true)
     }
 
-    @Test func theirPort_IsTheLastImpliedListener_ServingOnlyThem() throws {
-        var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
-        configuration.healthChecks = .init(drainDelay: .seconds(2), port: 9090)
-        let implied = try configuration.impliedListeners()
-        #expect(implied.map(\.address) == [.tcp(host: "0.0.0.0", port: 8080), .tcp(host: "0.0.0.0", port: 9090)])
-        #expect(implied.map(\.servesOnlyHealthChecks) == [false, true])
-        #expect(configuration.healthChecks?.drainDelay == .seconds(2), "read back as set")
-        configuration.healthChecks = nil
-        #expect(try configuration.impliedListeners().count == 1)
-    }
 }

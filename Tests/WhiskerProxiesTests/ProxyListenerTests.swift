@@ -29,14 +29,23 @@ import WhiskerTesting
         #expect(error?.description.contains("no proxy is trusted (configuration.reverseProxies)") == true)
     }
 
-    @Test func theImpliedListeners_ExpectThePROXYProtocol_AsTheProxiesSay() throws {
+    @Test func expectProxyProtocol_SetsTheListeners_ByKind_AndTheInheritedOnesByName() throws {
         var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
-        configuration.reverseProxies = try .init(trusting: ["10.0.0.0/8"], proxyProtocol: [.cleartext])
-        #expect(try configuration.impliedListeners().map(\.expectsProxyProtocol) == [true])
-        configuration.reverseProxies?.proxyProtocol = []
-        #expect(try configuration.impliedListeners().map(\.expectsProxyProtocol) == [false])
-        configuration.reverseProxies?.proxyProtocolSocketNames = ["lb"]
-        configuration.socketActivation = .init(descriptors: [.init(fd: 3, name: "web"), .init(fd: 4, name: "lb")])
-        #expect(try configuration.impliedListeners().map(\.expectsProxyProtocol) == [false, true])
+        configuration.listeners += [.unixDomainSocket("/tmp/x.sock"), .tcp(port: 9090).with(ProxyListenerTests.NotRoutes())]
+        configuration.expectProxyProtocol(on: [.cleartext])
+        #expect(configuration.listeners.map(\.expectsProxyProtocol) == [true, false, false])
+        configuration.expectProxyProtocol(on: [])
+        #expect(configuration.listeners.map(\.expectsProxyProtocol) == [false, false, false])
+        configuration.listeners = [.inherited(.init(fd: 3, name: "web")), .inherited(.init(fd: 4, name: "lb"))]
+        try configuration.expectProxyProtocol(onSocketsNamed: ["lb"])
+        #expect(configuration.listeners.map(\.expectsProxyProtocol) == [false, true])
+        let error = #expect(throws: WhiskerServerError.self) { try configuration.expectProxyProtocol(onSocketsNamed: ["db"]) }
+        #expect(error?.description == "no inherited socket is named \"db\" (the names are web:lb)")
+    }
+
+    /// A listener option that does not serve the routes, as the health checks' own listener's.
+    struct NotRoutes: ListenerOption {
+        var logField: (name: String, value: String) { ("not_routes", "true") }
+        var servesRoutes: Bool { false }
     }
 }

@@ -13,8 +13,9 @@ import WhiskerTesting
     /// A server whose cleartext listener requires the PROXY protocol from `trusted`, logging to `lines`.
     private func proxyServer(trusting trusted: [String] = ["127.0.0.1"], lines: LoggedLines = LoggedLines(),
                              _ configure: (inout WhiskerServer.Configuration) -> Void = { _ in }) throws -> WhiskerServer {
-        let proxies = try WhiskerServer.ReverseProxies(trusting: trusted, proxyProtocol: [.cleartext])
+        let proxies = try WhiskerServer.ReverseProxies(trusting: trusted)
         let server = makeTestServer {
+            $0.listeners = $0.listeners.map { $0.expectingProxyProtocol() }
             $0.reverseProxies = proxies
             $0.logger = .capturing(lines, level: .trace)
             configure(&$0)

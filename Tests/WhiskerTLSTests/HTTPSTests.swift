@@ -64,8 +64,7 @@ import WhiskerTesting
     /// a ClientHello) is closed at `timeouts.tlsHandshake`, not at the idle timeout.
     @Test func stalledHandshake_IsClosedAtTheHandshakeTimeout() async throws {
         let server = makeTestServer {
-            $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+            $0.listeners = [.https(port: 0, tls: TestCertificates.localhostTLS)]
             $0.timeouts.tlsHandshake = .milliseconds(300)
             $0.timeouts.idle = .seconds(60)
         }
@@ -107,7 +106,7 @@ import WhiskerTesting
 
     @Test func unreadableCertificate_StopsRunWithAnErrorNamingTheFile() async throws {
         let server = makeTestServer {
-            $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: "/nonexistent.pem", privateKeyPath: TestCertificates.localhostKey))
+            $0.listeners.append(.https(port: 0, tls: TLSConfiguration(certificateChainPath: "/nonexistent.pem", privateKeyPath: TestCertificates.localhostKey)))
         }
         let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
         #expect(error?.description.hasPrefix("cannot serve HTTPS: TLS: loading the certificate chain from /nonexistent.pem failed") == true, "\(String(describing: error))")
@@ -117,8 +116,7 @@ import WhiskerTesting
 /// An HTTPS server on 127.0.0.1 port 0 with the development certificate, and the basic routes.
 private func makeHTTPSServer(cleartext: Bool = false) throws -> WhiskerServer {
     let server = makeTestServer {
-        $0.servesCleartext = cleartext
-        $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+        $0.listeners = (cleartext ? $0.listeners : []) + [.https(port: 0, tls: TestCertificates.localhostTLS)]
     }
     try registerBasicRoutes(on: server)
     return server

@@ -12,8 +12,7 @@ import WhiskerTesting
         var tls = TestCertificates.localhostTLS
         tls.clientCertificates = .init(trustedCAPath: TestCertificates.ca, isRequired: required)
         let server = makeTestServer {
-            $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: tls)
+            $0.listeners = [.https(port: 0, tls: tls)]
             $0.logger = .capturing(lines)
         }
         try server.register(method: .get, path: "/who") { _ in
@@ -84,8 +83,7 @@ import WhiskerTesting
         var tls = TestCertificates.localhostTLS
         tls.clientCertificates = .init(trustedCAPath: "/nonexistent/clients-ca.pem")
         let server = makeTestServer {
-            $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: tls)
+            $0.listeners = [.https(port: 0, tls: tls)]
         }
         await #expect { try await server.run() } throws: { "\($0)".contains("loading the client certificates' CAs from /nonexistent/clients-ca.pem") }
     }

@@ -7,10 +7,9 @@ import WhiskerTesting
 /// The PROXY protocol header in front of TLS: read first, then the handshake on the same socket.
 @Suite struct ProxyProtocolTLSTests {
     @Test func header_ThenTLS_TheClientIsTheHeadersSource() async throws {
-        let proxies = try WhiskerServer.ReverseProxies(trusting: ["127.0.0.1"], proxyProtocol: [.https])
+        let proxies = try WhiskerServer.ReverseProxies(trusting: ["127.0.0.1"])
         let server = makeTestServer {
-            $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+            $0.listeners = [.https(port: 0, tls: TestCertificates.localhostTLS).expectingProxyProtocol()]
             $0.reverseProxies = proxies
         }
         try registerClientRoute(on: server)

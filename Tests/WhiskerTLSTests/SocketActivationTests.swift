@@ -6,8 +6,8 @@ import WhiskerTLS
 import WhiskerTesting
 
 /// Serving on sockets passed as systemd passes them (socket activation), with HTTPS: which
-/// inherited sockets speak TLS, and the startup errors when the sockets and `configuration.https`
-/// disagree. The sockets are made here, listening on 127.0.0.1, and handed over as an injected
+/// inherited sockets speak TLS (`activation.listeners(https:)`), and the errors when the sockets and
+/// the certificate disagree. The sockets are made here, listening on 127.0.0.1, and handed over as an injected
 /// descriptor list, never through the process's own `LISTEN_*` variables. (Without HTTPS:
 /// WhiskerCoreTests/Server/SocketActivationTests.swift.)
 @Suite struct SocketActivationTests {
@@ -18,10 +18,9 @@ import WhiskerTesting
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["http", "https"])
         let notify = try FakeNotifySocket()
         let lines = LoggedLines()
+        let listeners = try activation.listeners(https: TestCertificates.localhostTLS)
         let server = makeTestServer {
-            $0.port = taken.localAddress.port
-            $0.https = .init(port: taken.localAddress.port, tls: TestCertificates.localhostTLS)
-            $0.socketActivation = .init(activation)
+            $0.listeners = listeners
             $0.systemdNotifier = notify.notifier
             $0.logger = Logger(label: "whisker.test") { _ in CapturingLogHandler(lines: lines) }
         }
@@ -53,10 +52,8 @@ import WhiskerTesting
 
     @Test func customTLSNames_ChooseWhichSocketsSpeakTLS() async throws {
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["secure", "https"])
-        let server = makeTestServer {
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
-            $0.socketActivation = .init(activation, tlsNames: ["secure"])
-        }
+        let listeners = try activation.listeners(https: TestCertificates.localhostTLS, tlsNames: ["secure"])
+        let server = makeTestServer { $0.listeners = listeners }
         try registerBasicRoutes(on: server)
         try await server.withRunningAddresses { addresses in
             let secure = try await TestClient.connect(to: addresses[0], tls: TestTLSOptions(trustedCAPath: TestCertificates.ca))
@@ -69,26 +66,23 @@ import WhiskerTesting
         }
     }
 
-    @Test func cleartextSocket_WithCleartextOff_IsAStartupError() async throws {
+    @Test func cleartextSocket_WithCleartextOff_IsAnError_ATLSOne_WithoutACertificate_Too() throws {
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["cat-service.socket"])
         defer { activation.closeForTesting() }
-        let server = makeTestServer {
-            $0.servesCleartext = false
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
-            $0.socketActivation = .init(activation)
-        }
-        let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
-        #expect(error?.description.hasPrefix("the inherited socket fd \(activation.descriptors[0].fd) (\"cat-service.socket\") would serve cleartext HTTP, but cleartext is off (servesCleartext)") == true, "\(String(describing: error))")
+        let error = #expect(throws: WhiskerServerError.self) { try activation.listeners(https: TestCertificates.localhostTLS, servesCleartext: false) }
+        #expect(error?.description.hasPrefix("the inherited socket fd \(activation.descriptors[0].fd) (\"cat-service.socket\") would serve cleartext HTTP, but cleartext is off") == true, "\(String(describing: error))")
+        // The same socket with cleartext on is served as cleartext.
+        #expect(try activation.listeners(https: nil).map(\.isTLS) == [false])
+        let named = try SystemdSocketActivation.loopbackForTesting(names: ["https"])
+        defer { named.closeForTesting() }
+        let missing = #expect(throws: WhiskerServerError.self) { try named.listeners(https: nil) }
+        #expect(missing?.description == "the inherited socket \(named.descriptors[0]) is named for TLS, but no TLS certificate is configured")
     }
 
-    @Test func httpsConfigured_WithNoTLSSocketInherited_IsAStartupError() async throws {
+    @Test func httpsConfigured_WithNoTLSSocketInherited_IsAnError() throws {
         let activation = try SystemdSocketActivation.loopbackForTesting(names: ["http"])
         defer { activation.closeForTesting() }
-        let server = makeTestServer {
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
-            $0.socketActivation = .init(activation)
-        }
-        let error = await #expect(throws: WhiskerServerError.self) { try await server.run() }
-        #expect(error?.description == "HTTPS is configured (configuration.https), but no inherited socket is named \"https\" or \"tls\" to serve it on (the names are http)")
+        let error = #expect(throws: WhiskerServerError.self) { try activation.listeners(https: TestCertificates.localhostTLS) }
+        #expect(error?.description == "a TLS certificate is configured, but no inherited socket is named \"https\" or \"tls\" to serve it on (the names are http)")
     }
 }

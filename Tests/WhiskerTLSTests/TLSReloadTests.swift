@@ -30,8 +30,7 @@ import WhiskerTesting
         /// An HTTPS-only server on these files, with the basic routes.
         func makeServer() throws -> WhiskerServer {
             let server = makeTestServer {
-                $0.servesCleartext = false
-                $0.https = .init(port: 0, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))
+                $0.listeners = [.https(port: 0, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))]
             }
             try registerBasicRoutes(on: server)
             return server
@@ -114,7 +113,7 @@ import WhiskerTesting
             #expect(error?.description.contains("no HTTPS listener") == true)
         }
         let idle = makeTestServer {
-            $0.https = .init(port: 0, tls: TestCertificates.localhostTLS)
+            $0.listeners.append(.https(port: 0, tls: TestCertificates.localhostTLS))
         }
         await #expect(throws: WhiskerServerError.self) { try await idle.reloadTLS() }
     }

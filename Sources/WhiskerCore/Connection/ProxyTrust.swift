@@ -14,11 +14,6 @@ package protocol ProxyTrust: Sendable {
     /// The client and the scheme of a request from `origin` (its preamble, if any, the reader's)
     /// with these header fields (`nil`: a head that could not be read).
     func client(of origin: RequestOrigin, fields: HTTPFields?) -> (client: SocketAddress, scheme: String)
-    /// Which of the implied listeners expect the PROXY protocol: the cleartext one, the HTTPS one,
-    /// and inherited sockets by name.
-    var impliedProxyProtocol: (cleartext: Bool, https: Bool, socketNames: Set<String>) { get }
-    /// The listener option that says a listener expects the PROXY protocol.
-    var listenerOption: any ListenerOption { get }
 }
 
 /// What a connection started with before HTTP (a PROXY protocol header), kept for its requests'

@@ -1,16 +1,12 @@
 package import Logging
 package import WhiskerSockets
 
-/// What an encrypted listener (HTTPS, in WhiskerTLS) plugs into the core: where it listens, and
-/// at start a ``StreamWrapper`` that wraps each accepted socket. The core knows nothing of TLS;
-/// it asks the wrapped stream for what it learned (``ByteStream/tlsDetails``).
+/// What an encrypted listener (HTTPS, in WhiskerTLS) plugs into the core: at start, a
+/// ``StreamWrapper`` that wraps each accepted socket. The core knows nothing of TLS; it asks the
+/// wrapped stream for what it learned (``ByteStream/tlsDetails``).
 ///
-/// Installed with `configuration.secureListener` (WhiskerTLS sets it from `configuration.https`).
+/// A ``WhiskerServer/Listener`` carries one (WhiskerTLS's `.https(...)` sets it).
 package protocol SecureListener: Sendable {
-    /// The address to listen on; `nil` means the configuration's host.
-    var host: String? { get }
-    /// The port; 0 picks a free one.
-    var port: Int { get }
     /// Loads what the listener needs (certificate files) and returns the wrapper its accepted
     /// sockets go through, offering `applicationProtocols` (ALPN) as far as it is configured to.
     /// - Throws: ``WhiskerServerError`` naming the file that does not load.

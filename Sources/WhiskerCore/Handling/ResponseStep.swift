@@ -62,7 +62,7 @@ struct ResponseSteps: Sendable {
 
     init(_ configuration: WhiskerServer.Configuration, featureSteps: [any ResponseStep]) {
         echoesRequestID = configuration.requestIDs
-        content = ContentStep(generatesETags: configuration.generatesETags, servesRanges: configuration.servesByteRanges)
+        content = ContentStep(generatesETags: configuration.responses.generatesETags, servesRanges: configuration.responses.servesByteRanges)
         var steps: [any ResponseStep] = []
         if configuration.requestIDs { steps.append(RequestIDStep()) }
         steps += featureSteps
@@ -105,8 +105,8 @@ struct RequestIDStep: ResponseStep {
 
 /// What a response carries, in RFC 9110's order: an event stream's proxy fields
 /// (``Response/withEventStreamDefaults()``), an in-memory 200's `ETag`
-/// (``WhiskerServer/Configuration/generatesETags``), the request's preconditions (304, 412) and
-/// its `Range` (206, 416; ``WhiskerServer/Configuration/servesByteRanges``).
+/// (``WhiskerServer/ResponseDefaults/generatesETags``), the request's preconditions (304, 412) and
+/// its `Range` (206, 416; ``WhiskerServer/ResponseDefaults/servesByteRanges``).
 struct ContentStep: ResponseStep {
     let generatesETags: Bool
     let servesRanges: Bool

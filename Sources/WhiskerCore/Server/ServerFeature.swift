@@ -75,10 +75,6 @@ public struct ServerFeatureContributions: Sendable {
     package var requestDecoding: (any RequestDecoding)?
     /// How long the listeners keep serving once a graceful shutdown starts (WhiskerHealth).
     package var drainDelay: Duration = .zero
-    /// The implied HTTPS listener (WhiskerTLS's `https`), and the health checks' own port with
-    /// its option (WhiskerHealth), for ``WhiskerServer/Configuration/impliedListeners()``.
-    package var secureListener: (any SecureListener)?
-    package var healthChecksListener: (port: Int, option: any ListenerOption)?
 
     /// The contributions of `configuration`'s features, each asked in turn.
     package init(_ configuration: WhiskerServer.Configuration) {

@@ -10,32 +10,101 @@ extension WhiskerServer {
     ///     var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
     ///     configuration.limits.maxRequestBodySize = 64 << 20
     ///     configuration.timeouts.idle = .seconds(30)
+    ///
+    /// Where the server listens is ``listeners`` and nothing else; what it can do besides HTTP/1.1
+    /// and routing is ``features``, which the modules' one-line settings (`configuration.http2`,
+    /// `.cors`, `.healthChecks`, ...) fill.
     public struct Configuration: Sendable {
-        /// The sockets to listen on, each with what it asks of its connections (``Listener``): TCP,
-        /// HTTPS with its certificate (WhiskerTLS), a Unix domain socket, sockets systemd passed.
+        /// The sockets to listen on, each with what it asks of its connections (``Listener``):
+        /// cleartext TCP, HTTPS with its certificate (WhiskerTLS's `.https(...)`), a Unix domain
+        /// socket, a socket systemd passed, each with the options the modules offer.
         ///
-        ///     configuration.listeners = [.tcp(host: "0.0.0.0", port: 8080), .unixDomainSocket("/run/cats.sock")]
+        ///     configuration.listeners = [
+        ///         .tcp(host: "0.0.0.0", port: 8080),
+        ///         .https(host: "0.0.0.0", port: 8443, tls: tls),            // WhiskerTLS
+        ///         .unixDomainSocket("/run/cats.sock"),
+        ///         .tcp(host: "0.0.0.0", port: 9090).servingOnlyHealthChecks(), // WhiskerHealth
+        ///     ]
         ///
-        /// Empty (the default): the ones ``host``, ``port``, ``servesCleartext``, `https`,
-        /// ``socketActivation`` and the health checks' `port` describe (``impliedListeners()``),
-        /// which are conveniences over this list.
-        public var listeners: [Listener] = []
-        /// The address to listen on: a numeric IPv4 or IPv6 address (`0.0.0.0`, `::`, `127.0.0.1`,
-        /// `::1`) or `localhost`.
-        public var host: String
-        /// The port to listen on; 0 lets the system pick one (see `run(onListening:)`).
-        public var port: Int
-        /// Whether to listen for cleartext HTTP on ``host``:``port``; turn it off to serve HTTPS
-        /// only (`configuration.https`, WhiskerTLS).
-        public var servesCleartext = true
+        /// One cleartext listener on 127.0.0.1:8080 by default. ``WhiskerServer/listeningAddresses()``
+        /// answers one address for each, in this order.
+        public var listeners: [Listener]
         /// What the server can do besides HTTP/1.1 and routing, each a value a module (or you)
         /// adds (``ServerFeature``): `configuration.cors`, `.http2`, `.healthChecks`,
-        /// `.compression`, `.reverseProxies`, `.metrics`, `.https`... set theirs here.
+        /// `.compression`, `.reverseProxies`, `.metrics`... set theirs here.
         public var features = ServerFeatures()
         /// Size and count limits, each answered with its own status.
         public var limits: Limits
         /// How long the server waits for a slow peer.
         public var timeouts: Timeouts
+        /// What the server does to responses on its own: byte ranges and `ETag`s.
+        public var responses = ResponseDefaults()
+        /// How many I/O workers serve the connections, and how they learn a socket is ready.
+        public var io = IOSettings()
+        /// Where the server logs rejected requests, handler errors and its lifecycle.
+        public var logger: Logger
+        /// Where to log one line per request (method, path, status, bytes, duration, protocol, peer,
+        /// request id), at `info`; `nil` (the default) for none, at no cost.
+        public var accessLog: Logger?
+        /// Request ids: with this on, a request without a usable `X-Request-ID` gets a random one,
+        /// and every response carries its id back in `X-Request-ID` (see ``RequestContext``). Off
+        /// by default: a client's own `X-Request-ID` still reaches ``RequestContext/requestID``.
+        public var requestIDs = false
+        /// Where to send systemd readiness (`READY=1` once listening, `STOPPING=1` when a graceful
+        /// shutdown starts, with `STATUS=` lines); by default `$NOTIFY_SOCKET`, which systemd sets
+        /// for `Type=notify` services, so nothing is sent when the variable is absent.
+        public var systemdNotifier: SystemdNotifier? = .fromEnvironment()
+
+        /// Creates a configuration that listens on `listeners`.
+        /// - Parameters:
+        ///   - listeners: Where to listen; one cleartext listener on 127.0.0.1:8080 by default.
+        ///   - limits: Size and count limits.
+        ///   - timeouts: Timeouts for slow peers.
+        ///   - logger: The logger for the server's own messages.
+        public init(
+            listeners: [Listener] = [.tcp(port: 8080)],
+            limits: Limits = .init(),
+            timeouts: Timeouts = .init(),
+            logger: Logger = Logger(label: "whisker")
+        ) {
+            self.listeners = listeners
+            self.limits = limits
+            self.timeouts = timeouts
+            self.logger = logger
+        }
+
+        /// Creates a configuration with one cleartext listener on `host`:`port`: shorthand for
+        /// `init(listeners: [.tcp(host: host, port: port)])`.
+        /// - Parameters:
+        ///   - host: A numeric IPv4 or IPv6 address (`0.0.0.0`, `::`, `127.0.0.1`, `::1`) or `localhost`.
+        ///   - port: The port; 0 picks a free one (see ``WhiskerServer/listeningAddresses()``).
+        ///   - limits: Size and count limits.
+        ///   - timeouts: Timeouts for slow peers.
+        ///   - logger: The logger for the server's own messages.
+        public init(
+            host: String, port: Int, limits: Limits = .init(), timeouts: Timeouts = .init(), logger: Logger = Logger(label: "whisker")
+        ) {
+            self.init(listeners: [.tcp(host: host, port: port)], limits: limits, timeouts: timeouts, logger: logger)
+        }
+
+        /// What watches every request besides the features' observers, innermost: `import
+        /// WhiskerObservability` and set `configuration.metrics` or `configuration.tracer` for the
+        /// OpenTelemetry HTTP server metrics and spans, or give an observer of your own here.
+        /// `nil` (the default): no request is observed, and the request path pays one `nil` check.
+        public var requestObserver: (any RequestObserver)? {
+            get { features[OwnSteps.self]?.observer }
+            set { features[OwnSteps.self] = OwnSteps(steps: responseSteps, observer: newValue).nonEmpty }
+        }
+        /// Steps of your own on the way out of every response (``ResponseStep``), a handler's or
+        /// the server's, after the features' steps of their phase; none by default.
+        public var responseSteps: [any ResponseStep] {
+            get { features[OwnSteps.self]?.steps ?? [] }
+            set { features[OwnSteps.self] = OwnSteps(steps: newValue, observer: requestObserver).nonEmpty }
+        }
+    }
+
+    /// What the server does to responses on its own (``Configuration/responses``).
+    public struct ResponseDefaults: Sendable, Equatable {
         /// Byte ranges (RFC 9110 §14), on by default: a 200 to GET (or HEAD) with a known length and
         /// no `Content-Encoding` says `Accept-Ranges: bytes`, and a request with one
         /// `Range: bytes=first-last`, `first-` or `-suffix` gets 206 with `Content-Range` and only
@@ -52,6 +121,13 @@ extension WhiskerServer {
         /// not known before the head goes out). Preconditions (`If-None-Match`, `If-Match`, and
         /// `If-Modified-Since` equal to `Last-Modified`) are answered whatever this says.
         public var generatesETags = true
+
+        /// Both on.
+        public init() {}
+    }
+
+    /// How the server's I/O runs (``Configuration/io``).
+    public struct IOSettings: Sendable, Equatable {
         /// How many I/O workers serve the connections: each is a serial queue with the epoll set of
         /// the connections it was given (in turn, as they are accepted), so a connection's reads,
         /// writes, timers and handler tasks all run on one worker. One per processor by default.
@@ -62,117 +138,10 @@ extension WhiskerServer {
         /// Linux) or a Dispatch read and write source per connection; see `IOBackend` for what
         /// each costs. `IOBackend.default` is the platform's choice unless `WHISKER_IO_BACKEND`
         /// (`epoll` or `dispatch`) says otherwise, which is how a test suite runs on the other one.
-        public var ioBackend: IOBackend = .default
-        /// Where the server logs rejected requests, handler errors and its lifecycle.
-        public var logger: Logger
-        /// Request ids: with this on, a request without a usable `X-Request-ID` gets a random one,
-        /// and every response carries its id back in `X-Request-ID` (see ``RequestContext``). Off
-        /// by default: a client's own `X-Request-ID` still reaches ``RequestContext/requestID``.
-        public var requestIDs = false
-        /// Where to send systemd readiness (`READY=1` once listening, `STOPPING=1` when a graceful
-        /// shutdown starts, with `STATUS=` lines); by default `$NOTIFY_SOCKET`, which systemd sets
-        /// for `Type=notify` services, so nothing is sent when the variable is absent.
-        public var systemdNotifier: SystemdNotifier? = .fromEnvironment()
-        /// Serve on listening sockets this process inherited (systemd socket activation) instead
-        /// of binding ``host``:``port`` and the HTTPS listener's address; `nil` (the default) binds.
-        /// See ``SocketActivation``: sockets named `https` or `tls` are served with
-        /// `configuration.https` (WhiskerTLS), the others as cleartext.
-        ///
-        ///     configuration.socketActivation = try WhiskerServer.SocketActivation.fromEnvironment()
-        public var socketActivation: SocketActivation?
-        /// Where to log one line per request (method, path, status, bytes, duration, protocol, peer,
-        /// request id), at `info`; `nil` (the default) for none, at no cost.
-        public var accessLog: Logger?
-        /// What watches every request: `import WhiskerObservability` and set
-        /// `configuration.metrics` or `configuration.tracer` (which set this) for the OpenTelemetry
-        /// HTTP server metrics and spans, or give an observer of your own. `nil` (the default): no
-        /// request is observed, and the request path pays one `nil` check.
-        public var requestObserver: (any RequestObserver)?
-        /// Steps of your own on the way out of every response (``ResponseStep``), a handler's or
-        /// the server's, after the built-in ones of their phase; none by default.
-        public var responseSteps: [any ResponseStep] = []
+        public var backend: IOBackend = .default
 
-        /// Creates a configuration.
-        /// - Parameters:
-        ///   - host: The address to listen on.
-        ///   - port: The port; 0 picks a free one.
-        ///   - limits: Size and count limits.
-        ///   - timeouts: Timeouts for slow peers.
-        ///   - logger: The logger for the server's own messages.
-        public init(
-            host: String = "127.0.0.1",
-            port: Int = 8080,
-            limits: Limits = .init(),
-            timeouts: Timeouts = .init(),
-            logger: Logger = Logger(label: "whisker")
-        ) {
-            self.host = host
-            self.port = port
-            self.limits = limits
-            self.timeouts = timeouts
-            self.logger = logger
-        }
-    }
-
-    /// Listening sockets handed to the process by systemd (or `systemd-socket-activate`), and
-    /// which of them speak TLS.
-    ///
-    /// With ``Configuration/socketActivation`` set, the server binds nothing: it serves every
-    /// inherited socket, in order, and ``Configuration/host``, ``Configuration/port`` and the
-    /// HTTPS listener's `host` and `port` are not used. An inherited socket whose
-    /// `FileDescriptorName=` is in ``tlsNames`` (`https` or `tls` by default) is served with the
-    /// certificate of `configuration.https` (WhiskerTLS); the others serve cleartext HTTP (and h2c). These
-    /// are startup errors, each naming the socket and the setting: a TLS socket without
-    /// `configuration.https`, a cleartext socket with `servesCleartext` off, and
-    /// `configuration.https` with no TLS socket to serve it on.
-    ///
-    ///     var configuration = WhiskerServer.Configuration()
-    ///     configuration.https = .init(port: 0, tls: TLSConfiguration(
-    ///         certificateChainPath: "/etc/cat/fullchain.pem", privateKeyPath: "/etc/cat/privkey.pem"))
-    ///     configuration.socketActivation = try WhiskerServer.SocketActivation.fromEnvironment()
-    ///     // nil when not socket-activated: the server binds host and port as usual.
-    ///
-    /// `run(onListening:)` reports the inherited sockets' addresses in the order of
-    /// ``descriptors``; ``servesTLS(_:)`` says which of them speak TLS.
-    public struct SocketActivation: Sendable, Equatable {
-        /// The inherited listening sockets; the server adopts each one and closes it when it stops.
-        public var descriptors: [SystemdSocketActivation.Descriptor]
-        /// The descriptor names (`FileDescriptorName=` in a `.socket` unit, `--fdname=` for
-        /// `systemd-socket-activate`) served with TLS.
-        public var tlsNames: Set<String>
-
-        /// The names served with TLS unless told otherwise: `https` and `tls`.
-        public static let defaultTLSNames: Set<String> = ["https", "tls"]
-
-        /// Serves the given inherited sockets.
-        /// - Parameters:
-        ///   - descriptors: Listening sockets the process owns, each served by one server only.
-        ///   - tlsNames: The names of the descriptors to serve with TLS.
-        public init(descriptors: [SystemdSocketActivation.Descriptor], tlsNames: Set<String> = defaultTLSNames) {
-            self.descriptors = descriptors
-            self.tlsNames = tlsNames
-        }
-
-        /// Serves the sockets systemd passed.
-        /// - Parameters:
-        ///   - activation: What ``/WhiskerSockets/SystemdSocketActivation/fromEnvironment()`` read.
-        ///   - tlsNames: The names of the descriptors to serve with TLS.
-        public init(_ activation: SystemdSocketActivation, tlsNames: Set<String> = defaultTLSNames) {
-            self.init(descriptors: activation.descriptors, tlsNames: tlsNames)
-        }
-
-        /// The sockets systemd passed to this process (and unsets `LISTEN_PID`, `LISTEN_FDS` and
-        /// `LISTEN_FDNAMES`), or `nil` when it was not socket-activated.
-        /// - Parameter tlsNames: The names of the descriptors to serve with TLS.
-        /// - Throws: ``/WhiskerSockets/SystemdSocketActivationError`` naming a malformed variable.
-        public static func fromEnvironment(tlsNames: Set<String> = defaultTLSNames) throws(SystemdSocketActivationError) -> SocketActivation? {
-            try SystemdSocketActivation.fromEnvironment().map { SocketActivation($0, tlsNames: tlsNames) }
-        }
-
-        /// Whether `descriptor` is served with TLS: its name is one of ``tlsNames``.
-        public func servesTLS(_ descriptor: SystemdSocketActivation.Descriptor) -> Bool {
-            tlsNames.contains(descriptor.name)
-        }
+        /// The defaults.
+        public init() {}
     }
 
     /// Size and count limits. Each one, when exceeded, is answered with its own status and the

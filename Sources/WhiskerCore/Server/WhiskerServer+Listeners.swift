@@ -31,9 +31,9 @@ extension WhiskerServer {
             /// process that is gone left there is replaced; a file that is not a socket, or one
             /// another process serves, is a startup error. The file is removed when the server stops.
             case unixDomainSocket(path: String, permissions: UInt32)
-            /// Serve the sockets systemd passed with this `FileDescriptorName=` (socket activation:
-            /// ``Configuration/socketActivation``): TCP or Unix domain (`ListenStream=/run/x.sock`).
-            case inherited(name: String)
+            /// Serve a listening socket systemd passed (socket activation), TCP or Unix domain
+            /// (`ListenStream=/run/x.sock`): see ``Listener/inherited(_:)``.
+            case inherited(SystemdSocketActivation.Descriptor)
         }
 
         /// Where the listening socket comes from.
@@ -79,80 +79,50 @@ extension WhiskerServer {
             Self(address: .unixDomainSocket(path: path, permissions: permissions))
         }
 
-        /// The sockets systemd passed under `name` (`FileDescriptorName=`, or the socket unit's
-        /// name), from ``Configuration/socketActivation``, served as cleartext HTTP.
-        public static func inherited(_ name: String) -> Self {
-            Self(address: .inherited(name: name))
+        /// Cleartext HTTP on a listening socket systemd passed to this process (socket activation):
+        /// the server adopts it instead of binding, and closes it when it stops.
+        ///
+        ///     if let activation = try SystemdSocketActivation.fromEnvironment() {
+        ///         configuration.listeners = activation.descriptors.map { .inherited($0) }
+        ///     }
+        ///
+        /// WhiskerTLS serves the ones meant for TLS (`activation.listeners(https:)`).
+        public static func inherited(_ descriptor: SystemdSocketActivation.Descriptor) -> Self {
+            Self(address: .inherited(descriptor))
         }
     }
 }
 
-extension WhiskerServer.Configuration {
-    /// The listeners ``listeners`` leaves to the older settings when it is empty: cleartext on
-    /// ``host``:``port`` (unless ``servesCleartext`` is off), the HTTPS listener of `https`
-    /// (WhiskerTLS), each socket of ``socketActivation`` instead of both (TLS for the ones named in
-    /// its `tlsNames`), and the health checks' own port. PROXY protocol as
-    /// `reverseProxies.proxyProtocol` and `proxyProtocolSocketNames` say (WhiskerProxies).
-    ///
-    /// To add a listener to these, say a Unix domain socket:
-    ///
-    ///     configuration.listeners = try configuration.impliedListeners() + [.unixDomainSocket("/run/cats.sock")]
-    ///
-    /// - Throws: ``WhiskerServerError`` for settings that cannot work together, each named.
-    public func impliedListeners() throws(WhiskerServerError) -> [WhiskerServer.Listener] { try impliedListeners(ServerFeatureContributions(self)) }
-
-    /// ``impliedListeners()`` with the features' contributions already gathered.
-    func impliedListeners(_ contributions: ServerFeatureContributions) throws(WhiskerServerError) -> [WhiskerServer.Listener] {
-        let secureListener = contributions.secureListener
-        let proxyProtocol = contributions.proxyTrust?.impliedProxyProtocol ?? (cleartext: false, https: false, socketNames: [])
-        /// The listener with the PROXY protocol option if `expects`.
-        func proxied(_ listener: WhiskerServer.Listener, _ expects: Bool) -> WhiskerServer.Listener {
-            guard expects, let option = contributions.proxyTrust?.listenerOption else { return listener }
-            return listener.with(option)
-        }
-        var listeners: [WhiskerServer.Listener] = []
-        if let activation = socketActivation {
-            guard !activation.descriptors.isEmpty else {
-                throw WhiskerServerError("socket activation passed no sockets to serve (\(SystemdSocketActivation.descriptorCountVariable))")
-            }
-            let tlsNames = activation.tlsNames.sorted().map { "\"\($0)\"" }.joined(separator: " or ")
-            var names: [String] = []
-            for descriptor in activation.descriptors where !names.contains(descriptor.name) { names.append(descriptor.name) }
-            for name in names {
-                var listener = proxied(.inherited(name), proxyProtocol.socketNames.contains(name))
-                let socket = activation.descriptors.first { $0.name == name }.map { "\($0)" } ?? name
-                if activation.tlsNames.contains(name) {
-                    guard let secureListener else {
-                        throw WhiskerServerError("the inherited socket \(socket) is named for TLS, but no TLS certificate is configured (configuration.https)")
-                    }
-                    listener.secure = secureListener
-                } else if !servesCleartext {
-                    throw WhiskerServerError("the inherited socket \(socket) would serve cleartext HTTP, but cleartext is off (servesCleartext); name it \(tlsNames) to serve TLS on it")
-                }
-                listeners.append(listener)
-            }
-            if secureListener != nil, !listeners.contains(where: \.isTLS) {
-                throw WhiskerServerError("HTTPS is configured (configuration.https), but no inherited socket is named \(tlsNames) to serve it on (the names are \(names.joined(separator: ":")))")
-            }
-            if let missing = proxyProtocol.socketNames.sorted().first(where: { !names.contains($0) }) {
-                throw WhiskerServerError("reverseProxies.proxyProtocolSocketNames names \"\(missing)\", but no inherited socket has that name (the names are \(names.joined(separator: ":")))")
-            }
-        } else {
-            if servesCleartext {
-                listeners.append(proxied(.tcp(host: host, port: port), proxyProtocol.cleartext))
-            }
-            if let secureListener {
-                listeners.append(proxied(WhiskerServer.Listener(
-                    address: .tcp(host: secureListener.host ?? host, port: secureListener.port), secure: secureListener), proxyProtocol.https))
-            }
-            guard !listeners.isEmpty else { throw WhiskerServerError("nothing to listen on: cleartext is off and no HTTPS listener is configured") }
-        }
-        if let (port, option) = contributions.healthChecksListener {
-            listeners.append(WhiskerServer.Listener.tcp(host: host, port: port).with(option))
-        }
-        return listeners
+extension WhiskerServer.Listener {
+    /// This listener on `host` and `port` instead (each kept when `nil`), if it binds a TCP port:
+    /// what a setting that moves a listener does.
+    public func binding(host: String? = nil, port: Int? = nil) -> Self {
+        guard case .tcp(let bound, let boundPort) = address else { return self }
+        var listener = self
+        listener.address = .tcp(host: host ?? bound, port: port ?? boundPort)
+        return listener
     }
 
+    /// Whether this is a cleartext TCP listener that serves the routes.
+    public var isCleartextTCP: Bool {
+        guard case .tcp = address, !isTLS, options.servesRoutes else { return false }
+        return true
+    }
+}
+
+extension WhiskerServer.Configuration {
+    /// Where a setting that adds a TCP listener without naming a host puts it: the host of the
+    /// first listener that binds a TCP port, else `127.0.0.1`.
+    public var hostForNewListeners: String {
+        for listener in listeners { if case .tcp(let host, _) = listener.address { return host } }
+        return "127.0.0.1"
+    }
+
+    /// Adds `listener` after the ones that serve the routes, before the ones that answer only
+    /// their option's requests (a health checks' own listener stays last).
+    public mutating func insertServingListener(_ listener: WhiskerServer.Listener) {
+        listeners.insert(listener, at: listeners.firstIndex { !$0.options.servesRoutes } ?? listeners.endIndex)
+    }
 }
 
 extension WhiskerServer {
@@ -201,17 +171,14 @@ extension WhiskerServer {
         }
     }
 
-    /// The sockets to open for `configuration`: its ``Configuration/listeners``, or the implied ones.
+    /// The sockets to open for `configuration`: one for each of its ``Configuration/listeners``, in order.
     static func endpoints(of configuration: Configuration, contributions: ServerFeatureContributions) throws(WhiskerServerError) -> [Endpoint] {
         for feature in configuration.features { try feature.validate(configuration) }
-        let listeners = configuration.listeners.isEmpty ? try configuration.impliedListeners(contributions) : configuration.listeners
+        guard !configuration.listeners.isEmpty else { throw WhiskerServerError("nothing to listen on: configuration.listeners is empty") }
         let offered = ["http/1.1"] + contributions.protocolHandovers.flatMap(\.applicationProtocols)
         var endpoints: [Endpoint] = []
-        for listener in listeners {
+        for listener in configuration.listeners {
             for option in listener.options.all { try option.validate(listener, in: configuration) }
-            if !listener.isTLS, listener.options.servesRoutes, !configuration.servesCleartext {
-                throw WhiskerServerError("the listener \(listener.address) would serve cleartext HTTP, but cleartext is off (servesCleartext)")
-            }
             let wrapper = try listener.secure.map { (secure) throws(WhiskerServerError) in try secure.prepare(offering: offered) }
             let role = ListenerRole(wrapper: wrapper, options: listener.options)
             switch listener.address {
@@ -223,13 +190,8 @@ extension WhiskerServer {
                 let address: SocketAddress
                 do { address = try SocketAddress(unixPath: path) } catch { throw WhiskerServerError("cannot listen on unix:\(path): \(error)") }
                 endpoints.append(Endpoint(source: .bind(address, permissions: permissions), role: role))
-            case .inherited(let name):
-                let descriptors = configuration.socketActivation?.descriptors.filter { $0.name == name } ?? []
-                guard !descriptors.isEmpty else {
-                    let names = configuration.socketActivation.map { $0.descriptors.map(\.name).joined(separator: ":") }
-                    throw WhiskerServerError("no inherited socket is named \"\(name)\" (\(names.map { "the names are \($0)" } ?? "no socket activation: configuration.socketActivation"))")
-                }
-                endpoints += descriptors.map { Endpoint(source: .inherited($0), role: role) }
+            case .inherited(let descriptor):
+                endpoints.append(Endpoint(source: .inherited(descriptor), role: role))
             }
         }
         return endpoints

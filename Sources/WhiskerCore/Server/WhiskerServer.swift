@@ -79,7 +79,8 @@ public actor WhiskerServer {
     /// Listens and serves until ``shutdown()`` is called, then shuts down gracefully and returns;
     /// when the calling task is cancelled, closes everything at once and returns.
     /// - Parameter onListening: Called once with the bound addresses (with the real port when
-    ///   the configuration asked for port 0) as soon as the server accepts connections.
+    ///   the configuration asked for port 0), one for each listener in order, as soon as the
+    ///   server accepts connections.
     /// - Throws: ``WhiskerServerError`` when the server cannot listen (a taken port, a bad address)
     ///   or was already run.
     public func run(onListening: @Sendable ([SocketAddress]) -> Void = { _ in }) async throws {
@@ -90,7 +91,7 @@ public actor WhiskerServer {
         var listeners: [WhiskerSockets.Listener] = []
         var drainDelay = Duration.zero
         do {
-            let workers = try IOWorkerGroup(count: configuration.workers, backend: configuration.ioBackend)
+            let workers = try IOWorkerGroup(count: configuration.io.workers, backend: configuration.io.backend)
             let (router, largestBodyLimit) = routes.freeze(serverDefault: configuration.limits.maxRequestBodySize)
             let context = ServerContext(router: router, configuration: configuration, readiness: readiness, largestBodyLimit: largestBodyLimit)
             registry = ConnectionRegistry(context: context, workers: workers)
@@ -146,7 +147,8 @@ public actor WhiskerServer {
     }
 
     /// Waits until the server listens and returns its bound addresses (with the real port when
-    /// the configuration asked for port 0): for code that runs the server through something else,
+    /// the configuration asked for port 0), one for each of ``Configuration/listeners`` in their
+    /// order, so `addresses[i]` is where `listeners[i]` listens: for code that runs the server through something else,
     /// such as a swift-service-lifecycle `ServiceGroup`, and still wants to announce where it is.
     ///
     ///     async let serving: Void = serviceGroup.run()

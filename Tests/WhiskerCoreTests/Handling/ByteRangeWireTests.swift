@@ -41,7 +41,7 @@ import WhiskerTesting
     }
 
     @Test func rangesOff_TheWhole200WithoutAcceptRanges() async throws {
-        try await makeRangeServer { $0.servesByteRanges = false }.withRunning { address in
+        try await makeRangeServer { $0.responses.servesByteRanges = false }.withRunning { address in
             let client = try await TestClient.connect(to: address)
             try await client.send("GET /memory HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9\r\n\r\n")
             let response = try await client.readResponse()

@@ -7,7 +7,7 @@ import WhiskerTesting
 /// asks over HTTP/2 too, is in WhiskerHTTP2Tests/ConditionalWireTests.swift.
 @Suite struct ConditionalWireTests {
     @Test func etagsOff_NoGeneratedETag() async throws {
-        let server = makeTestServer { $0.generatesETags = false }
+        let server = makeTestServer { $0.responses.generatesETags = false }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             let client = try await TestClient.connect(to: address)

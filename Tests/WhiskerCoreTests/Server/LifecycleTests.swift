@@ -214,7 +214,7 @@ import WhiskerTesting
     }
 
     @Test func ipv6Loopback_Serves() async throws {
-        let server = makeTestServer { $0.host = "::1" }
+        let server = makeTestServer { $0.listeners = [.tcp(host: "::1", port: 0)] }
         try registerBasicRoutes(on: server)
         try await server.withRunning { address in
             #expect(address.isIPv6)

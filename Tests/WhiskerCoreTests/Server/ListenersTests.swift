@@ -48,7 +48,7 @@ import WhiskerTesting
 
     @Test(arguments: [
         ([WhiskerServer.Listener.tcp(port: 0).with(Unservable())], "the listener tcp", "asks for what this server does not do"),
-        ([.inherited("web")], "no inherited socket is named \"web\"", "no socket activation"),
+        ([], "nothing to listen on", "configuration.listeners is empty"),
         ([.unixDomainSocket("/nonexistent-whisker-directory/cats.sock")], "cannot listen on unix:/nonexistent-whisker-directory/cats.sock", "bind"),
         ([.tcp(host: "cats.example", port: 0)], "cannot listen on cats.example", "not a numeric"),
     ] as [([WhiskerServer.Listener], String, String)])
@@ -67,17 +67,17 @@ import WhiskerTesting
         }
     }
 
-    @Test func theOlderSettings_AreConveniencesOverTheList() throws {
-        var configuration = WhiskerServer.Configuration(host: "0.0.0.0", port: 8080)
-        let implied = try configuration.impliedListeners()
-        #expect(implied.map(\.address) == [.tcp(host: "0.0.0.0", port: 8080)])
-        #expect(implied.map(\.options.all.isEmpty) == [true])
-        configuration.servesCleartext = false
-        #expect(throws: WhiskerServerError.self) { try configuration.impliedListeners() }
-        configuration.servesCleartext = true
-        configuration.socketActivation = .init(descriptors: [.init(fd: 3, name: "web"), .init(fd: 4, name: "web"), .init(fd: 5, name: "admin")])
-        let inherited = try configuration.impliedListeners()
-        #expect(inherited.map(\.address) == [.inherited(name: "web"), .inherited(name: "admin")],
-                "one listener per name, serving each socket of that name")
+    @Test func theListIsTheOnlyVocabulary_AndTheAddressesComeInItsOrder() async throws {
+        #expect(WhiskerServer.Configuration().listeners.map(\.address) == [.tcp(host: "127.0.0.1", port: 8080)])
+        #expect(WhiskerServer.Configuration(host: "0.0.0.0", port: 9000).listeners.map(\.address) == [.tcp(host: "0.0.0.0", port: 9000)])
+        let path = "/tmp/whisker-order-\(getpid()).sock"
+        let server = makeTestServer { $0.listeners = [.tcp(port: 0), .unixDomainSocket(path), .tcp(host: "::1", port: 0)] }
+        try await server.withRunningAddresses { addresses in
+            #expect(addresses.count == 3)
+            #expect(addresses[0].host == "127.0.0.1" && addresses[0].unixPath == nil)
+            #expect(addresses[1].unixPath == path)
+            #expect(addresses[2].host == "::1")
+        }
     }
+
 }

@@ -14,7 +14,7 @@ import WhiskerTesting
     }
 
     @Test func twoWorkers_ServeConnectionsInTurn() async throws {
-        let server = makeTestServer { $0.workers = 2 }
+        let server = makeTestServer { $0.io.workers = 2 }
         try workerRoute(on: server)
         try await server.withRunning { address in
             var labels: [String] = []
@@ -40,7 +40,7 @@ import WhiskerTesting
     @Test func awaitingHandler_DoesNotHoldUpItsWorkersOtherConnections() async throws {
         let started = Signal<Void>()
         let release = Signal<Void>()
-        let server = makeTestServer { $0.workers = 1 }
+        let server = makeTestServer { $0.io.workers = 1 }
         try registerBasicRoutes(on: server)
         try workerRoute(on: server)
         try server.register(method: .get, path: "/slow") { _ in

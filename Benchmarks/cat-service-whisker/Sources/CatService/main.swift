@@ -26,8 +26,7 @@ configuration.http2 = HTTP2Settings()
 configuration.compression = CompressionSettings()
 let environment = ProcessInfo.processInfo.environment
 if let certificate = environment["CAT_TLS_CERT"], let key = environment["CAT_TLS_KEY"] {
-    configuration.servesCleartext = false
-    configuration.https = .init(port: port, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))
+    configuration.listeners = [.https(port: port, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))]
 }
 let server = WhiskerServer(configuration: configuration)
 let transport = if environment["CAT_VALIDATION"] == "1" {
@@ -40,7 +39,7 @@ try CatHandler.forBenchmark().registerHandlers(
     on: transport,
     serverURL: try Servers.Server1.url()
 )
-let scheme = configuration.https == nil ? "http" : "https"
+let scheme = configuration.listeners.contains(where: \.isTLS) ? "https" : "http"
 try await server.run(onListening: { addresses in
     print("cat-service-whisker listening on \(scheme)://\(addresses.first.map { "\($0)" } ?? "?")")
 })

@@ -334,11 +334,21 @@ struct CatServiceCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let sources: WhiskerServer.ConfigurationSources
         let settings: Settings
+        let activation: SystemdSocketActivation?
         do {
             sources = try await SettingsSources.load(environment: environment, file: SettingsSources.configFile(self, environment: environment))
-            settings = try Settings(self, sources: sources)
+            // Read (and unset) LISTEN_* here, once: the inherited sockets are the listeners the
+            // settings then change (HTTPS on the ones named for it, the PROXY protocol by name).
+            activation = try SystemdSocketActivation.fromEnvironment()
+            settings = try Settings(self, sources: sources, activation: activation)
         } catch let error as WhiskerServer.ConfigurationError {
             throw ValidationError(error.description)
+        } catch let error as SettingsError {
+            writeLine("cat-service: \(error)", to: .standardError)
+            throw ExitCode.failure
+        } catch let error as SystemdSocketActivationError {
+            writeLine("cat-service: \(error)", to: .standardError)
+            throw ExitCode.failure
         }
         let levels = LogLevelSwitch(settings.logLevel)
         LoggingSystem.bootstrap { label in SwitchedLogHandler(label: label, levels: levels) }
@@ -346,7 +356,7 @@ struct CatServiceCommand: AsyncParsableCommand {
 
         do {
             try await serve(settings, logger: logger) { server in
-                ReloadOnHangup(server: server, command: self, environment: environment, sources: sources, levels: levels, logger: logger)
+                ReloadOnHangup(server: server, command: self, environment: environment, sources: sources, activation: activation, levels: levels, logger: logger)
             }
         } catch {
             writeLine("cat-service: \(error)", to: .standardError)
@@ -366,23 +376,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         }
         let metrics = settings.metrics ? PrometheusMetrics() : nil
         configuration.metrics = metrics?.factory
-        configuration.ioBackend = settings.ioBackend
-        // Read (and unset) LISTEN_* here, once: the server adopts the sockets when it runs.
-        if let activation = try SystemdSocketActivation.fromEnvironment() {
-            configuration.socketActivation = try settings.socketActivation(activation)
-        }
-        // The listeners in the order run(onListening:) reports them: the inherited sockets, else
-        // cleartext then HTTPS; then the Unix domain socket, and the health checks' own last.
-        var schemes = configuration.socketActivation.map { activation in
-            activation.descriptors.map { activation.servesTLS($0) ? "https" : "http" }
-        } ?? (configuration.servesCleartext ? ["http"] : []) + (configuration.https != nil ? ["https"] : [])
-        if let path = settings.unixSocket {
-            let implied = try configuration.impliedListeners()
-            configuration.listeners = implied.filter { !$0.servesOnlyHealthChecks }
-                + [.unixDomainSocket(path, permissions: settings.unixSocketMode)]
-                + implied.filter(\.servesOnlyHealthChecks)
-            schemes.append("unix")
-        }
+        configuration.io.backend = settings.ioBackend
         let document = try CatServiceOperations.document()
         if settings.contractCheck {
             let registry = metrics?.registry
@@ -390,7 +384,7 @@ struct CatServiceCommand: AsyncParsableCommand {
                 registry?.makeCounter(name: "openapi_contract_violations_total", labels: [("operation", violation.operationID)]).increment()
             })
         }
-        let healthChecksOwnListener = configuration.healthChecks?.port != nil
+        let listeners = configuration.listeners
         let server = WhiskerServer(configuration: configuration)
         let transport = try CatServiceOperations.transport(
             on: server, validating: settings.validation, reportTokens: settings.reportTokens, visitorTokens: settings.visitorTokens,
@@ -424,13 +418,14 @@ struct CatServiceCommand: AsyncParsableCommand {
             tasks.addTask { try await services.run() }
             // The lines on stdout that scripts wait for; written unbuffered.
             let addresses = try await server.listeningAddresses()
-            for (scheme, address) in zip(schemes, addresses) {
-                // A Unix domain socket is named by its path: unix:/run/cats.sock.
-                writeLine("cat-service listening on \(address.unixPath != nil ? "" : "\(scheme)://")\(address)", to: .standardOutput)
-            }
-            // The health checks' own listener comes last.
-            if healthChecksOwnListener, let address = addresses.last {
-                writeLine("cat-service health checks on http://\(address)", to: .standardOutput)
+            // One address a listener, in their order; the health checks' own listener is last.
+            for (listener, address) in zip(listeners, addresses) {
+                if listener.servesOnlyHealthChecks {
+                    writeLine("cat-service health checks on http://\(address)", to: .standardOutput)
+                } else {
+                    // A Unix domain socket is named by its path: unix:/run/cats.sock.
+                    writeLine("cat-service listening on \(address.unixPath != nil ? "" : listener.isTLS ? "https://" : "http://")\(address)", to: .standardOutput)
+                }
             }
         }
     }

@@ -6,11 +6,9 @@ extension WhiskerServer.Configuration {
     /// The flags given, over what the defaults and the sources made of the configuration: a flag
     /// changes its setting and leaves the rest as the sources set it. A bad flag value is an error
     /// naming the flag.
-    mutating func layerFlags(_ command: CatServiceCommand) throws {
-        host = command.host ?? host
-        port = try Settings.port(command.port, flag: "--port") ?? port
-        servesCleartext = command.cleartext ?? servesCleartext
-        workers = try Settings.number(command.workers, flag: "--workers", range: 1...256) ?? workers
+    mutating func layerFlags(_ command: CatServiceCommand, activation: SystemdSocketActivation?) throws {
+        try setCleartextListener(host: command.host, port: Settings.port(command.port, flag: "--port"), enabled: command.cleartext)
+        io.workers = try Settings.number(command.workers, flag: "--workers", range: 1...256) ?? io.workers
         requestIDs = command.requestIDs ?? requestIDs
         try layerLimitFlags(command)
         try layerTLSFlags(command)
@@ -26,8 +24,25 @@ extension WhiskerServer.Configuration {
             requestDecompression = enabled ? (requestDecompression ?? RequestDecompressionSettings()) : nil
         }
         try layerCORSFlags(command)
-        try layerProxyFlags(command)
+        try layerProxyFlags(command, activation: activation)
         try layerHealthFlags(command)
+        try layerUnixSocketFlags(command)
+    }
+
+    /// --unix-socket replaces the sources' socket; --unix-socket-mode sets its file's mode.
+    private mutating func layerUnixSocketFlags(_ command: CatServiceCommand) throws {
+        var permissions: UInt32?
+        if let text = command.unixSocketMode {
+            guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+                throw ValidationError("--unix-socket-mode must be permissions in octal, 0 to 777 (660: owner and group), got \"\(text)\"")
+            }
+            permissions = mode
+        }
+        if let path = command.unixSocket {
+            setUnixDomainSocket(path, permissions: permissions)
+        } else if let permissions {
+            setUnixDomainSocket(nil, permissions: permissions)
+        }
     }
 
     private mutating func layerLimitFlags(_ command: CatServiceCommand) throws {
@@ -54,31 +69,40 @@ extension WhiskerServer.Configuration {
     /// from the sources), on --tls-port; mutual TLS from --tls-client-ca.
     private mutating func layerTLSFlags(_ command: CatServiceCommand) throws {
         let port = try Settings.port(command.tlsPort, flag: "--tls-port")
+        let current = listeners.lazy.compactMap(\.tls).first
+        var tls = current
         if command.tlsCertificate != nil || command.tlsPrivateKey != nil {
-            let current = https?.tls
             guard let certificate = command.tlsCertificate ?? current?.certificateChainPath, let key = command.tlsPrivateKey ?? current?.privateKeyPath else {
                 throw ValidationError("--tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY) go together: give both, or neither")
             }
-            var tls = current ?? TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key)
-            tls.certificateChainPath = certificate
-            tls.privateKeyPath = key
-            https = .init(host: https?.host, port: port ?? https?.port ?? 8443, tls: tls)
-        } else if let port {
-            https?.port = port
+            var configured = current ?? TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key)
+            configured.certificateChainPath = certificate
+            configured.privateKeyPath = key
+            tls = configured
         }
         if let requirement = command.tlsClientCertificate, requirement != "required", requirement != "optional" {
             throw ValidationError("--tls-client-certificate must be required or optional, got \"\(requirement)\"")
         }
-        guard command.tlsClientCA != nil || command.tlsClientCertificate != nil else { return }
-        guard let clientCA = command.tlsClientCA ?? https?.tls.clientCertificates?.trustedCAPath else {
-            throw ValidationError("--tls-client-certificate (or CAT_SERVICE_TLS_CLIENT_CERTIFICATE) needs --tls-client-ca (or CAT_SERVICE_TLS_CLIENT_CA)")
+        if command.tlsClientCA != nil || command.tlsClientCertificate != nil {
+            guard let clientCA = command.tlsClientCA ?? tls?.clientCertificates?.trustedCAPath else {
+                throw ValidationError("--tls-client-certificate (or CAT_SERVICE_TLS_CLIENT_CERTIFICATE) needs --tls-client-ca (or CAT_SERVICE_TLS_CLIENT_CA)")
+            }
+            guard var configured = tls else {
+                throw ValidationError("--tls-client-ca (or CAT_SERVICE_TLS_CLIENT_CA) needs HTTPS: give --tls-certificate and --tls-private-key")
+            }
+            let required = command.tlsClientCertificate.map { $0 == "required" } ?? configured.clientCertificates?.isRequired ?? true
+            configured.clientCertificates = .init(trustedCAPath: clientCA, isRequired: required)
+            tls = configured
         }
-        guard var tls = https?.tls else {
-            throw ValidationError("--tls-client-ca (or CAT_SERVICE_TLS_CLIENT_CA) needs HTTPS: give --tls-certificate and --tls-private-key")
+        guard let tls, tls != current || port != nil else { return }
+        do {
+            try serveHTTPS(tls, port: port, host: command.host)
+        } catch {
+            let names = listeners.compactMap { listener -> String? in
+                if case .inherited(let descriptor) = listener.address { descriptor.name } else { nil }
+            }
+            throw SettingsError("--tls-certificate (or CAT_SERVICE_TLS_CERTIFICATE) is set, but socket activation passed no socket named \"https\" or \"tls\" to serve HTTPS on (LISTEN_FDNAMES: \(names.joined(separator: ":")))")
         }
-        let required = command.tlsClientCertificate.map { $0 == "required" } ?? tls.clientCertificates?.isRequired ?? true
-        tls.clientCertificates = .init(trustedCAPath: clientCA, isRequired: required)
-        https?.tls = tls
     }
 
     /// --cors-origin replaces the sources' origins; --cors-credentials lets them send credentials.
@@ -107,7 +131,7 @@ extension WhiskerServer.Configuration {
 
     /// The reverse proxies: --trusted-proxy replaces the sources' list (keeping their PROXY
     /// protocol and field settings); the other flags adjust them and need them.
-    private mutating func layerProxyFlags(_ command: CatServiceCommand) throws {
+    private mutating func layerProxyFlags(_ command: CatServiceCommand, activation: SystemdSocketActivation?) throws {
         var field: WhiskerServer.ForwardingField?
         if let text = command.forwardingField {
             guard let named = WhiskerServer.ForwardingField(text) else {
@@ -121,8 +145,6 @@ extension WhiskerServer.Configuration {
                 // Each a range, or RANGE=FIELD for proxies that set another field.
                 var trusted = try WhiskerServer.ReverseProxies(trustingEntries: command.trustedProxies, forwardingField: field ?? proxies?.forwardingField ?? .xForwardedFor)
                 if let proxies {
-                    trusted.proxyProtocol = proxies.proxyProtocol
-                    trusted.proxyProtocolSocketNames = proxies.proxyProtocolSocketNames
                     trusted.proxyHeaderTimeout = proxies.proxyHeaderTimeout
                     trusted.readsForwardedFields = proxies.readsForwardedFields
                 }
@@ -142,18 +164,24 @@ extension WhiskerServer.Configuration {
             }
         }
         if let text = command.proxyProtocol {
-            var listeners: WhiskerServer.ProxyProtocolListeners = []
+            var kinds: WhiskerServer.ProxyProtocolListeners = []
             for name in text.split(separator: ",", omittingEmptySubsequences: false) {
                 switch name.trimmingCharacters(in: .whitespaces) {
-                case "http": listeners.insert(.cleartext)
-                case "https": listeners.insert(.https)
+                case "http": kinds.insert(.cleartext)
+                case "https": kinds.insert(.https)
                 default: throw ValidationError("--proxy-protocol must be http, https or http,https, got \"\(text)\"")
                 }
             }
-            proxies?.proxyProtocol = listeners
+            expectProxyProtocol(on: kinds)
         }
         if !command.proxyProtocolSockets.isEmpty {
-            proxies?.proxyProtocolSocketNames = Set(command.proxyProtocolSockets)
+            do {
+                try expectProxyProtocol(onSocketsNamed: Set(command.proxyProtocolSockets))
+            } catch {
+                let names = activation.map { $0.descriptors.map(\.name).joined(separator: ":") } ?? ""
+                let missing = command.proxyProtocolSockets.sorted().first { name in !(activation?.descriptors.contains { $0.name == name } ?? false) } ?? ""
+                throw SettingsError("--proxy-protocol-socket (or CAT_SERVICE_PROXY_PROTOCOL_SOCKETS) names \"\(missing)\", but socket activation passed no socket with that name (LISTEN_FDNAMES: \(names))")
+            }
         }
         if let timeout = try Settings.seconds(command.proxyHeaderTimeout, flag: "--proxy-header-timeout") {
             proxies?.proxyHeaderTimeout = timeout
@@ -175,9 +203,9 @@ extension WhiskerServer.Configuration {
         guard var checks = healthChecks else {
             throw ValidationError("--health-port and --drain-delay need the health checks, which --no-health-checks (or CAT_SERVICE_HEALTH_CHECKS=false) turns off")
         }
-        checks.port = port ?? checks.port
         checks.drainDelay = drainDelay ?? checks.drainDelay
         healthChecks = checks
+        if let port { serveHealthChecksAlone(port: port, host: command.host) }
     }
 }
 

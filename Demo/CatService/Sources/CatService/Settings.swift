@@ -13,10 +13,6 @@ import Whisker
 struct Settings {
     /// The server's configuration: the defaults, the sources, then the flags.
     var configuration: WhiskerServer.Configuration
-    /// A Unix domain socket to serve on too, and its file's mode (the listeners' keys, read here
-    /// until the listeners' redesign: the socket joins the listeners the flags imply).
-    var unixSocket: String?
-    var unixSocketMode: UInt32 = 0o660
     var accessLog: Bool
     var metrics: Bool
     /// Requests checked against the document before the handlers run.
@@ -32,24 +28,19 @@ struct Settings {
     /// How the workers learn of readiness: epoll sets, or a Dispatch source per connection.
     var ioBackend = IOBackend.default
 
-    /// The key groups read from the sources: every module's but the Unix domain socket's, which
-    /// cat-service adds after the flags (it joins the listeners they imply).
-    static let keyGroups = WhiskerServer.ConfigurationKeys.whisker.filter { $0.names != WhiskerServer.ConfigurationKeys.unixSocket.names }
-
-    init(_ command: CatServiceCommand, sources: WhiskerServer.ConfigurationSources) throws {
+    /// The settings of `command` over `sources`, serving the sockets of `activation` (systemd
+    /// socket activation) instead of binding, when there are any: they are the listeners before
+    /// anything is read, so the keys and flags that make HTTPS or the PROXY protocol apply to them.
+    init(_ command: CatServiceCommand, sources: WhiskerServer.ConfigurationSources, activation: SystemdSocketActivation? = nil) throws {
         var configuration = Self.defaults
-        try configuration.apply(sources, reading: Self.keyGroups)
+        if let activation { configuration.listeners = activation.descriptors.map { .inherited($0) } }
+        try configuration.apply(sources, reading: WhiskerServer.ConfigurationKeys.whisker)
         try configuration.exposeCORSForTheAPI(unless: sources)
-        try configuration.layerFlags(command)
-        self.configuration = configuration
-        unixSocket = try command.unixSocket ?? sources.string("unixSocket.path")
-        if let text = try command.unixSocketMode ?? sources.string("unixSocket.mode") {
-            guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
-                let source = command.unixSocketMode != nil ? "--unix-socket-mode" : sources.origin(of: "unixSocket.mode")
-                throw ValidationError("\(source) must be permissions in octal, 0 to 777 (660: owner and group), got \"\(text)\"")
-            }
-            unixSocketMode = mode
+        if let activation, try (command.cleartext ?? sources.bool("cleartext")) == false {
+            try Self.refuseCleartextSockets(of: activation)
         }
+        try configuration.layerFlags(command, activation: activation)
+        self.configuration = configuration
 
         accessLog = try command.accessLog ?? sources.bool("accessLog") ?? false
         metrics = try command.metrics ?? sources.bool("metrics") ?? false
@@ -82,7 +73,7 @@ struct Settings {
             }
             ioBackend = backend
         }
-        try checkTheWhole()
+        try checkTheWhole(activation: activation)
     }
 
     /// cat-service's defaults, which the sources and then the flags change: HTTP/2 (h2c and h2),
@@ -98,8 +89,9 @@ struct Settings {
     }
 
     /// Settings that cannot work together, once the sources and the flags are both in.
-    private func checkTheWhole() throws {
-        guard configuration.servesCleartext || configuration.https != nil else {
+    private func checkTheWhole(activation: SystemdSocketActivation?) throws {
+        if activation != nil { try checkTLSSockets() }
+        guard configuration.listeners.contains(where: \.options.servesRoutes) else {
             throw ValidationError("--no-cleartext (or CAT_SERVICE_CLEARTEXT=false) needs a TLS certificate and key: there would be nothing to serve")
         }
         guard !configuration.cleartextHTTP2Only || configuration.http2 != nil else {
@@ -113,30 +105,21 @@ struct Settings {
         }
     }
 
-    /// How to serve the sockets systemd passed (socket activation): the ones named `https` or
-    /// `tls` with the TLS certificate, the rest as cleartext. A combination that cannot work is a
-    /// `SettingsError` naming the socket and the setting, so the start fails with one line.
-    func socketActivation(_ activation: SystemdSocketActivation) throws -> WhiskerServer.SocketActivation {
-        let serving = WhiskerServer.SocketActivation(activation)
-        let tlsNames = "\"https\" or \"tls\""
-        for descriptor in activation.descriptors {
-            if serving.servesTLS(descriptor) {
-                guard configuration.https != nil else {
-                    throw SettingsError("socket activation passed \(descriptor) for HTTPS, but no certificate is set: give --tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY)")
-                }
-            } else if !configuration.servesCleartext {
-                throw SettingsError("socket activation passed \(descriptor) for cleartext HTTP, but --no-cleartext (or CAT_SERVICE_CLEARTEXT=false) is set: name it \(tlsNames) (FileDescriptorName=) to serve HTTPS on it")
-            }
+    /// The sockets systemd passed (socket activation) when cleartext is off: one not named
+    /// `https` or `tls` is a `SettingsError` naming it, so the start fails with one line.
+    private static func refuseCleartextSockets(of activation: SystemdSocketActivation) throws {
+        if let descriptor = activation.descriptors.first(where: { !SystemdSocketActivation.defaultTLSNames.contains($0.name) }) {
+            throw SettingsError("socket activation passed \(descriptor) for cleartext HTTP, but --no-cleartext (or CAT_SERVICE_CLEARTEXT=false) is set: name it \"https\" or \"tls\" (FileDescriptorName=) to serve HTTPS on it")
         }
-        if configuration.https != nil, !activation.descriptors.contains(where: serving.servesTLS) {
-            let names = activation.descriptors.map(\.name).joined(separator: ":")
-            throw SettingsError("--tls-certificate (or CAT_SERVICE_TLS_CERTIFICATE) is set, but socket activation passed no socket named \(tlsNames) to serve HTTPS on (LISTEN_FDNAMES: \(names))")
+    }
+
+    /// The sockets systemd passed named `https` or `tls`, as the keys and flags made them: one
+    /// without a certificate is a `SettingsError` naming it.
+    private func checkTLSSockets() throws {
+        for listener in configuration.listeners {
+            guard case .inherited(let descriptor) = listener.address, SystemdSocketActivation.defaultTLSNames.contains(descriptor.name), !listener.isTLS else { continue }
+            throw SettingsError("socket activation passed \(descriptor) for HTTPS, but no certificate is set: give --tls-certificate and --tls-private-key (or CAT_SERVICE_TLS_CERTIFICATE and CAT_SERVICE_TLS_PRIVATE_KEY)")
         }
-        let names = activation.descriptors.map(\.name)
-        if let missing = configuration.reverseProxies?.proxyProtocolSocketNames.sorted().first(where: { !names.contains($0) }) {
-            throw SettingsError("--proxy-protocol-socket (or CAT_SERVICE_PROXY_PROTOCOL_SOCKETS) names \"\(missing)\", but socket activation passed no socket with that name (LISTEN_FDNAMES: \(names.joined(separator: ":")))")
-        }
-        return serving
     }
 }
 

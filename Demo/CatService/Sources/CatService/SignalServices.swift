@@ -21,6 +21,8 @@ struct ReloadOnHangup: Service {
     let environment: [String: String]
     /// The sources the server started with; each SIGHUP that reads the file replaces them.
     let sources: WhiskerServer.ConfigurationSources
+    /// The sockets systemd passed at start, which a re-read configuration serves too.
+    let activation: SystemdSocketActivation?
     let levels: LogLevelSwitch
     let logger: Logger
 
@@ -30,14 +32,14 @@ struct ReloadOnHangup: Service {
             if let file = SettingsSources.configFile(command, environment: environment) {
                 do {
                     let reread = try await SettingsSources.load(environment: environment, file: file)
-                    let settings = try Settings(command, sources: reread)
+                    let settings = try Settings(command, sources: reread, activation: activation)
                     apply(settings, changing: Self.changedKeys(from: sources, to: reread), from: file)
                     sources = reread
                 } catch {
                     logger.error("SIGHUP received, but the configuration file was not applied; keeping the current settings", metadata: ["file": "\(file)", "error": "\(error)"])
                 }
             }
-            guard server.configuration.https != nil else {
+            guard server.configuration.listeners.contains(where: \.isTLS) else {
                 logger.notice("SIGHUP received: no TLS certificate to reload")
                 continue
             }
