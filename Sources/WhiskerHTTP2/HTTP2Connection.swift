@@ -148,7 +148,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             isTerminationLogged = session.termination != nil
             bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
             flush()
-            socket.closeAfterFlush(linger: .milliseconds(500))
+            socket.closeAfterAnswer()
             return
         }
         bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
@@ -357,7 +357,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             logger.info("HTTP/2 connection ended by the server", metadata: ["peer": "\(socket.peer)", "reason": "\(reason)"])
         }
         guard !state.isClosed else { return }
-        if output == nil && !session.isActive { socket.closeAfterFlush(linger: .milliseconds(500)) }
+        if output == nil && !session.isActive { socket.closeAfterAnswer() }
         // A client that stops reading blocks this write: the write-stall deadline starts now.
         if socket.writeBlockedSince != nil { updateTimer() }
     }
@@ -381,7 +381,7 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     func finishShutdown() {
         flush()
-        socket.closeAfterFlush(linger: .milliseconds(500))
+        socket.closeAfterAnswer()
     }
 
     /// The socket closed: cancel every handler still running.

@@ -22,8 +22,9 @@ extension WhiskerServer.Configuration {
     ///
     /// A method outside the nine standard ones is reported as `_OTHER`. Requests refused before
     /// routing (a malformed request, a header block too large, ...) are not counted. Setting this
-    /// (or ``tracer``) sets ``/WhiskerCore/WhiskerServer/Configuration/requestObserver`` to a
-    /// ``RequestInstrumentation``, in place of any observer it had.
+    /// (or ``tracer``) adds a ``RequestInstrumentation`` feature (an observer of every request);
+    /// an observer of your own (``/WhiskerCore/WhiskerServer/Configuration/requestObserver``)
+    /// runs inside it.
     public var metrics: (any MetricsFactory)? {
         get { features[RequestInstrumentation.self]?.metrics }
         set { features[RequestInstrumentation.self] = RequestInstrumentation(metrics: newValue, tracer: tracer) }

@@ -103,7 +103,7 @@ final class ProxyProtocolReader: ConnectionHandler {
         stop()
         logger.log(level: level, "closing a connection without a PROXY protocol header: \(reason)", metadata: ["peer": "\(connection.stream.peer)"])
         // A close with unread input would be a reset: what the peer sent is read and dropped first.
-        if let socket = connection.socket { socket.closeAfterFlush(linger: .milliseconds(500)) } else { connection.close() }
+        if let socket = connection.socket { socket.closeAfterAnswer() } else { connection.close() }
     }
 
     /// Nothing is in flight: close now.

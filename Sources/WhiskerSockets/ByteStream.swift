@@ -137,6 +137,14 @@ extension ByteStream {
     public func closeAfterFlush() {
         closeAfterFlush(linger: .seconds(2))
     }
+
+    /// Closes after a flush that carries an answer ending the connection (an error status, a
+    /// GOAWAY, a close frame), lingering up to 500 ms: long enough that the peer's bytes still on
+    /// their way do not turn the close into a reset that destroys the answer, short enough that a
+    /// peer that keeps sending cannot hold the connection.
+    public func closeAfterAnswer() {
+        closeAfterFlush(linger: .milliseconds(500))
+    }
 }
 
 /// The TLS side of an established connection, as its stream reports it.

@@ -42,18 +42,25 @@ public enum IOBackend: Sendable, Hashable, CustomStringConvertible {
     }()
 
     /// ``platformDefault``, unless `WHISKER_IO_BACKEND` is set to `epoll` or `dispatch`; read
-    /// once, the first time it is asked. Any other value stops the process with a message that
-    /// names the variable and the values it takes: a test run or a deployment that asked for a
-    /// backend never silently gets the other one.
-    public static let `default`: IOBackend = {
-        guard let value = getenv("WHISKER_IO_BACKEND").map({ String(cString: $0) }), !value.isEmpty else {
-            return platformDefault
-        }
+    /// once, the first time it is asked. Any other value is an error when a worker group is made
+    /// (``IOWorkerGroup/init(count:backend:)``, so a server's start), naming the variable and the
+    /// values it takes: a test run or a deployment that asked for a backend never silently gets
+    /// the other one.
+    public static let `default`: IOBackend = (try? named(inEnvironment: environmentValue)) ?? platformDefault
+
+    /// `WHISKER_IO_BACKEND`'s value, `nil` when it is not set.
+    static var environmentValue: String? { getenv("WHISKER_IO_BACKEND").map { String(cString: $0) } }
+
+    /// The backend `value` of `WHISKER_IO_BACKEND` names: ``platformDefault`` when it is `nil` or
+    /// empty.
+    /// - Throws: ``SocketError`` naming the variable and the values it takes, for anything else.
+    public static func named(inEnvironment value: String?) throws(SocketError) -> IOBackend {
+        guard let value, !value.isEmpty else { return platformDefault }
         guard let backend = IOBackend(name: value) else {
-            fatalError("WHISKER_IO_BACKEND=\(value) is not an I/O backend: use epoll or dispatch")
+            throw SocketError(call: "WHISKER_IO_BACKEND=\(value)", code: EINVAL, reason: "not an I/O backend: use epoll or dispatch")
         }
         return backend
-    }()
+    }
 
     /// The backend a name stands for: `epoll`, or `dispatch` (also `dispatchSources`); `nil` for
     /// anything else. What `WHISKER_IO_BACKEND` and an application's own setting (a command-line

@@ -192,6 +192,8 @@ public final class IOWorkerGroup: Sendable {
     ///   - backend: How the workers learn of readiness (see ``IOBackend``); by default the
     ///     platform's choice, or what `WHISKER_IO_BACKEND` says.
     public init(count: Int, backend: IOBackend = .default) throws(SocketError) {
+        // A bad WHISKER_IO_BACKEND stops the start, whichever backend was asked for.
+        _ = try IOBackend.named(inEnvironment: IOBackend.environmentValue)
         var workers: [IOWorker] = []
         for index in 0..<max(1, count) { workers.append(try IOWorker(label: "whisker.worker.\(index)", backend: backend)) }
         self.workers = workers

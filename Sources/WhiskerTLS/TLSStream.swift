@@ -115,7 +115,7 @@ public final class TLSStream: ByteStream {
             } catch {
                 logger.info("TLS connection failed", metadata: ["peer": "\(socket.peer)", "error": "\(error)"])
                 sendOutput()  // the alert, if OpenSSL made one
-                socket.closeAfterFlush(linger: .milliseconds(500))
+                socket.closeAfterAnswer()
                 return .wouldBlock
             }
         }

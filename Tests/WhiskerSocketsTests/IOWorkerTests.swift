@@ -97,6 +97,17 @@ import Testing
         let handedOut = (0..<6).map { _ in ObjectIdentifier(group.next()) }
         #expect(handedOut == (group.workers + group.workers).map(ObjectIdentifier.init))
     }
+
+    /// WHISKER_IO_BACKEND: unset or empty, the platform's; a name, its backend; anything else an
+    /// error naming the variable (a worker group, so a server, then refuses to start).
+    @Test func theEnvironmentsBackend_IsNamed_OrRefused() throws {
+        #expect(try IOBackend.named(inEnvironment: nil) == IOBackend.platformDefault)
+        #expect(try IOBackend.named(inEnvironment: "") == IOBackend.platformDefault)
+        #expect(try IOBackend.named(inEnvironment: "epoll") == .epoll)
+        #expect(try IOBackend.named(inEnvironment: "dispatch") == .dispatchSources)
+        let error = #expect(throws: SocketError.self) { try IOBackend.named(inEnvironment: "kqueue") }
+        #expect(error?.description == "WHISKER_IO_BACKEND=kqueue: not an I/O backend: use epoll or dispatch")
+    }
 }
 
 /// Counts the readiness events it is given, and runs `onEvent` for each. Used on its worker's

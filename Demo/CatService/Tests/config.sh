@@ -35,6 +35,7 @@ bad_setting "--max-connections 0 is refused, naming the flag" '--max-connections
 bad_setting "--workers 0 is refused, naming the flag" '--workers must be between 1 and 256, got 0' X=1 -- --workers 0
 bad_setting "--io-backend kqueue is refused, naming the flag" '--io-backend must be epoll or dispatch, got "kqueue"' X=1 -- --io-backend kqueue
 bad_setting "CAT_SERVICE_IO_BACKEND=poll is refused, naming the variable" 'CAT_SERVICE_IO_BACKEND must be epoll or dispatch, got "poll"' CAT_SERVICE_IO_BACKEND=poll --
+bad_setting "WHISKER_IO_BACKEND=kqueue stops the start, naming the variable (no crash)" 'cat-service: WHISKER_IO_BACKEND=kqueue: not an I/O backend: use epoll or dispatch' WHISKER_IO_BACKEND=kqueue --
 bad_setting "CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 is refused" 'CAT_SERVICE_MAX_REQUEST_BODY_SIZE must be a whole number at least 0, got "-1"' CAT_SERVICE_MAX_REQUEST_BODY_SIZE=-1 --
 bad_setting "CAT_SERVICE_IDLE_TIMEOUT=soon is refused" 'CAT_SERVICE_IDLE_TIMEOUT must be a number of seconds above 0 and at most 86400, got "soon"' CAT_SERVICE_IDLE_TIMEOUT=soon --
 bad_setting "--shutdown-grace-period 0 is refused" '--shutdown-grace-period must be a number of seconds above 0 and at most 86400, got 0.0' X=1 -- --shutdown-grace-period 0

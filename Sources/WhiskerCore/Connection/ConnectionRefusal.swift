@@ -75,6 +75,6 @@ final class ConnectionRefusal {
         }
         isAnswered = true
         stream.write(bytes[...])
-        stream.closeAfterFlush(linger: .milliseconds(500))
+        stream.closeAfterAnswer()
     }
 }

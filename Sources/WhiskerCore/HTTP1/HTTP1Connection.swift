@@ -284,7 +284,7 @@ final class HTTP1Connection: ConnectionHandler {
         logger.info("rejected connection", metadata: ["peer": "\(socket.peer)", "reason": "\(LogValue.quoted(reason))"])
         state.closing()
         socket.write(answer[...])
-        socket.closeAfterFlush(linger: .milliseconds(500))
+        socket.closeAfterAnswer()
     }
 
     /// Plaintext on a port that expects TLS (an `http://` URL for an `https://` server): a 400
@@ -352,7 +352,7 @@ final class HTTP1Connection: ConnectionHandler {
         case .readPending:
             readable()
             if state.shutdownAfterRead(hasBufferedBytes: buffer.readableBytes > 0) {
-                socket.closeAfterFlush(linger: .milliseconds(500))
+                socket.closeAfterAnswer()
             }
         }
     }

@@ -1,14 +1,15 @@
 public import HTTPTypes
 
-/// Something that watches every request a server answers: measures it, traces it. Set one as
-/// ``WhiskerServer/Configuration/requestObserver``.
+/// Something that watches every request a server answers: measures it, traces it. A feature adds
+/// one (`contributions.add(observer)` in its ``ServerFeature/contribute(to:)``), or set yours as
+/// ``WhiskerServer/Configuration/requestObserver``; they nest, the first added outermost.
 ///
 /// Metrics and tracing under the OpenTelemetry HTTP server conventions live in their own module,
 /// `WhiskerObservability`, so that a server that observes nothing builds and links none of
 /// swift-metrics and swift-distributed-tracing:
 ///
 ///     import WhiskerObservability
-///     configuration.metrics = MetricsSystem.factory       // sets requestObserver
+///     configuration.metrics = MetricsSystem.factory       // adds the observer as a feature
 ///     configuration.tracer = InstrumentationSystem.tracer
 public protocol RequestObserver: Sendable {
     /// Runs `respond` (the handler, and the sending of its response) as one observed request and
