@@ -74,7 +74,7 @@ extension WhiskerServer {
         }
     }
 
-    /// Kinds of TCP listeners, for ``/WhiskerCore/WhiskerServer/Configuration/expectProxyProtocol(on:)``.
+    /// Kinds of TCP listeners, for `configuration.expectProxyProtocol(on:)`.
     public struct ProxyProtocolListeners: OptionSet, Sendable, Hashable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
