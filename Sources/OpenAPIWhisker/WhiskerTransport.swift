@@ -36,6 +36,11 @@ public import WhiskerCore
 ///   requests are checked against it, its security schemes are enforced, and each operation may
 ///   have an ``/OpenAPIWhiskerPolicies/OperationPolicy`` by operationId: a deadline, a rate limit, its body limit, its
 ///   deprecation.
+/// - The checks, the rate limit and deprecation are `ServerMiddleware` values
+///   (``/OpenAPIWhiskerPolicies/RequestValidationMiddleware``, ``/OpenAPIWhiskerPolicies/RateLimitMiddleware``,
+///   ``/OpenAPIWhiskerPolicies/DeprecationMiddleware``): `validatingAgainst:` and `policies:` run them before any
+///   middleware given to `registerHandlers(on:serverURL:middlewares:)`; pass them there instead to
+///   order them among your own and scope them by operationId. The deadline and the body limit stay here.
 public struct WhiskerTransport: ServerTransport {
     let server: WhiskerServer
     private let requestBodyLimits: [String: RequestBodyLimit]
