@@ -202,6 +202,28 @@ import WhiskerTesting
         }
     }
 
+    @Test(arguments: Wire.allCases)
+    func theTransportsOwnChecksAndPolicies_RunBeforeTheMiddlewaresGivenToRegisterHandlers(over wire: Wire) async throws {
+        // The one-line sugar: the same middlewares, made by the transport for each operation and
+        // run before the runtime's chain, so a refusal never reaches the user's middleware.
+        let trail = Trail()
+        let server = makeTestServer { $0.http2 = HTTP2Settings() }
+        let transport = try WhiskerTransport(
+            server, validatingAgainst: OpenAPIDocument(yaml: Array(Self.document.utf8)), authenticators: Self.authenticators,
+            policies: ["adoptCat": OperationPolicy(rateLimit: RateLimit(1, per: .seconds(60)))]
+        )
+        try Self.registerHandlers(on: transport, middlewares: [Checkpoint(trail: trail, name: "yours")])
+        try await server.withRunning { address in
+            let anonymous = try await exchange(wire, with: address, "/reports", method: "POST", fields: [("content-type", "application/json")], body: #"{"title":"fur"}"#)
+            #expect(anonymous.status == 401)
+            #expect(try await exchange(wire, with: address, "/adopt", method: "POST").status == 201)
+            let limited = try await exchange(wire, with: address, "/adopt", method: "POST")
+            #expect(limited.status == 429)
+            #expect(limited.values("ratelimit-policy") == ["\"adoptCat\";q=1;w=60"])
+            #expect(trail.all == ["yours adoptCat"], "only the admitted request reached the middleware given to registerHandlers")
+        }
+    }
+
     @Test func operationScope_NamesOperationsByOperationID() {
         let listed: OperationScope = ["adoptCat", "getCats"]
         #expect(listed.contains("adoptCat") && listed.contains("getCats") && !listed.contains("fileReport"))
