@@ -97,14 +97,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // What an operation may take beyond its handler: a deadline, a rate limit, a body limit, its
-        // deprecation (OperationPolicy), and the machinery that applies them (rate limiter, deadline).
+        // Security and policies as swift-openapi-runtime `ServerMiddleware` values (the document's
+        // checks, a rate limit, deprecation) that a user orders and scopes by operationID; what an
+        // operation may take beyond its handler (OperationPolicy) and the machinery that applies it
+        // (the rate limiter, the deadline the transport races).
         .target(
             name: "OpenAPIWhiskerPolicies",
             dependencies: [
                 "WhiskerCore",
+                // The document's checks (RequestValidator) that the validation middleware runs.
+                "OpenAPIWhiskerDocument",
                 // The deadline's timer (DispatchTime.adding) and the rate limit's client addresses.
                 "WhiskerSockets",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]

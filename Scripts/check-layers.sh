@@ -32,7 +32,9 @@ allowed = {
     "WhiskerTLS": {"WhiskerCore", "WhiskerSockets", "COpenSSL", "Logging", "WhiskerConfiguration"},
     "WhiskerHTTP2": {"WhiskerCore", "WhiskerSockets", "CNGHTTP2", "HTTPTypes", "Logging", "WhiskerConfiguration"},
     "OpenAPIWhiskerDocument": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
-    "OpenAPIWhiskerPolicies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging"},
+    # Security and policies are the runtime'"'"'s ServerMiddleware values: the runtime and the
+    # document'"'"'s checks, never the transport.
+    "OpenAPIWhiskerPolicies": {"WhiskerCore", "OpenAPIWhiskerDocument", "WhiskerSockets", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "OpenAPIWhisker": {"WhiskerCore", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
@@ -54,7 +56,8 @@ forbidden_imports = {
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     # The document engine is I/O-free and knows neither the runtime nor the transport.
     "OpenAPIWhiskerDocument": {"OpenAPIWhisker", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2", "Dispatch"},
-    "OpenAPIWhiskerPolicies": {"OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2"},
+    # The middlewares know the runtime and the document, not the transport that serves them.
+    "OpenAPIWhiskerPolicies": {"OpenAPIWhisker", "WhiskerTLS", "WhiskerHTTP2"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
     # The composition of the modules'"'"' keys, not a hub: each module reads its own.
     "WhiskerConfiguration": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerObservability", "WhiskerLifecycle", "OpenAPIWhisker", "Whisker"},

@@ -36,6 +36,11 @@ public import WhiskerCore
 ///   requests are checked against it, its security schemes are enforced, and each operation may
 ///   have an ``/OpenAPIWhiskerPolicies/OperationPolicy`` by operationId: a deadline, a rate limit, its body limit, its
 ///   deprecation.
+/// - The checks, the rate limit and deprecation are `ServerMiddleware` values
+///   (``/OpenAPIWhiskerPolicies/RequestValidationMiddleware``, ``/OpenAPIWhiskerPolicies/RateLimitMiddleware``,
+///   ``/OpenAPIWhiskerPolicies/DeprecationMiddleware``): `validatingAgainst:` and `policies:` run them before any
+///   middleware given to `registerHandlers(on:serverURL:middlewares:)`; pass them there instead to
+///   order them among your own and scope them by operationId. The deadline and the body limit stay here.
 public struct WhiskerTransport: ServerTransport {
     let server: WhiskerServer
     private let requestBodyLimits: [String: RequestBodyLimit]
@@ -124,17 +129,21 @@ public struct WhiskerTransport: ServerTransport {
     ) throws {
         let validator = try validation?.validator(method: method, path: path)
         let key = "\(method.rawValue) \(path)"
-        let policy = validator.map { policies[$0.operation.id] } ?? policies[key]
+        let name = validator?.operation.id ?? key
+        let policy = policies[name]
+        let deprecated = validator?.operation.deprecated ?? false
+        // The same middlewares a user can order and scope in `registerHandlers(on:serverURL:middlewares:)`,
+        // in the order this transport has always applied them; the deadline races them all.
+        let checks = validator.map { RequestValidationMiddleware(validators: [name: $0], status: validation?.status ?? .badRequest, logger: nil) }
         let operation = RegisteredOperation(
-            name: validator?.operation.id ?? key, handler: handler, validator: validator,
-            invalidRequestStatus: validation?.status ?? .badRequest,
-            policy: AppliedPolicy(policy, operation: validator?.operation.id ?? key, deprecated: validator?.operation.deprecated ?? false),
-            logger: server.configuration.logger
+            name: name, handler: handler,
+            middlewares: AppliedPolicy.middlewares(policy, operation: name, deprecated: deprecated, validation: checks),
+            deadline: AppliedPolicy(policy, operation: name, deprecated: deprecated), logger: server.configuration.logger
         )
         let limit = policy?.maxRequestBodySize ?? requestBodyLimits[key] ?? .serverDefault
         let rate = policy?.minRequestBodyRate ?? .serverDefault
-        // Without a policy, straight to the checks and the handler: no frame more per request.
-        if operation.policy == nil {
+        // Without a deadline, straight to the middlewares and the handler: no frame more per request.
+        if operation.deadline == nil {
             try server.register(method: method, path: path, maxRequestBodySize: limit, minRequestBodyRate: rate) { request in try await operation.handle(request) }
         } else {
             try server.register(method: method, path: path, maxRequestBodySize: limit, minRequestBodyRate: rate) { request in try await operation.respond(to: request) }

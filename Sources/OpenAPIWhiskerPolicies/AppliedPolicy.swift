@@ -1,65 +1,54 @@
 package import HTTPTypes
 package import Logging
+package import OpenAPIRuntime
 package import WhiskerCore
 
-/// The source of this file's log lines: the transport's, as before the module was split from it
+/// The source of this module's log lines: the transport's, as before the module was split from it
 /// (issue 39), so that a filter on `[OpenAPIWhisker]` still sees them.
-private let logSource = "OpenAPIWhisker"
+let logSource = "OpenAPIWhisker"
 
-/// An ``OperationPolicy`` ready to apply to its operation's requests: the deadline, the rate
-/// limiter with its buckets, and the deprecation fields made once.
+/// The deadline of an ``OperationPolicy``, ready to apply to its operation's requests: the
+/// transport races each request's whole chain (middlewares and handler) against it, which a
+/// `ServerMiddleware` cannot do (its `next` does not escape, so it could not answer before a
+/// handler that ignores cancellation ends).
 package struct AppliedPolicy: Sendable {
-    /// The operationId (or `METHOD /path`), for log lines and the rate limit's name.
+    /// The operationId (or `METHOD /path`), for log lines.
     let operation: String
     package let deadline: Duration?
     let deadlineStatus: HTTPResponse.Status
-    let limiter: RateLimiter?
-    /// `Deprecation`, `Sunset`, `Link`, for a deprecated operation.
+    /// `Deprecation`, `Sunset`, `Link`, for a deprecated operation: added to the answer at the
+    /// deadline, which no middleware sees.
     package let deprecation: HTTPFields?
 
-    /// The policy of `operation`, or `nil` when there is nothing to apply: no policy, or one
-    /// with only a body limit or rate (which the route applies), and no `deprecated` in the document.
+    /// The deadline of `operation`'s policy, or `nil` when it has none.
     package init?(_ policy: OperationPolicy?, operation: String, deprecated: Bool) {
-        let policy = policy ?? OperationPolicy()
-        guard policy.deadline != nil || policy.rateLimit != nil || policy.deprecates || deprecated else { return nil }
+        guard let policy, let deadline = policy.deadline else { return nil }
         self.operation = operation
-        deadline = policy.deadline
+        self.deadline = deadline
         deadlineStatus = policy.deadlineStatus
-        limiter = policy.rateLimit.map { RateLimiter($0, name: operation) }
         deprecation = policy.deprecates || deprecated ? policy.deprecationFields() : nil
     }
 
-    /// What the rate limit says of one more request: its fields, or `429` with `Retry-After`.
-    package enum Admission {
-        case admitted(HTTPFields)
-        case refused(Response)
-    }
-
-    /// Where in a request a token is taken: a limit by client address before the checks read
-    /// anything, one by principal once authentication has named it (or not).
-    package enum Stage {
-        case beforeChecks
-        case afterAuthentication(Principal?)
-    }
-
-    /// Takes a token for `request` if its limit is counted at `stage` (else `nil`), from the bucket
-    /// of its client (`RequestContext.client`) or of its principal.
-    package func admit(_ request: Request, at stage: Stage, logger: Logger) -> Admission? {
-        guard let limiter else { return nil }
-        let limitKey = limiter.limit.key
-        let principal: Principal?
-        switch stage {
-        case .beforeChecks where limitKey == .client: principal = nil
-        case .afterAuthentication(let authenticated) where limitKey == .principal: principal = authenticated
-        default: return nil
+    /// The middlewares of `policy` for `operation`, around the document's checks, in the order
+    /// `WhiskerTransport`'s one-line `policies:` has always applied them: deprecation (on every
+    /// answer), a rate limit by client address, the checks (which name the principal), a rate
+    /// limit by principal.
+    /// - Parameters:
+    ///   - deprecated: Whether the document marks the operation `deprecated`.
+    ///   - validation: The document's checks of the operation, if any.
+    package static func middlewares(
+        _ policy: OperationPolicy?, operation: String, deprecated: Bool, validation: RequestValidationMiddleware?
+    ) -> [any ServerMiddleware] {
+        var chain: [any ServerMiddleware] = []
+        let policy = policy ?? OperationPolicy()
+        if policy.deprecates || deprecated {
+            chain.append(DeprecationMiddleware(since: policy.deprecatedSince, sunset: policy.sunset, link: policy.deprecationLink, for: [operation]))
         }
-        let client = RequestContext.current?.client ?? request.peer
-        let decision = limiter.take(RateLimiter.key(client: client, principal: principal?.name, by: limitKey))
-        let fields = limiter.fields(for: decision)
-        guard !decision.allowed else { return .admitted(fields) }
-        let detail = "more than \(limiter.limit.requests) requests in \(limiter.limit.window.inSeconds); retry in \(decision.retryAfter ?? 1) s"
-        logger.info("request refused", metadata: ["operation": "\(operation)", "status": "429", "error": "rate limit: \(detail)"], source: logSource)
-        return .refused(ProblemDetails(status: .tooManyRequests, detail: detail).response(to: request.head, fields: fields))
+        let rateLimit = policy.rateLimit.map { RateLimitMiddleware($0, named: operation, for: [operation]) }
+        if policy.rateLimit?.key == .client, let rateLimit { chain.append(rateLimit) }
+        if let validation { chain.append(validation) }
+        if policy.rateLimit?.key == .principal, let rateLimit { chain.append(rateLimit) }
+        return chain
     }
 
     /// The answer to a request whose handler missed the deadline (and was cancelled).

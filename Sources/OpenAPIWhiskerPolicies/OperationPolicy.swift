@@ -64,11 +64,15 @@ public struct OperationPolicy: Sendable {
 
     /// `Deprecation`, `Sunset` and the `deprecation` link, for an operation that is deprecated.
     func deprecationFields() -> HTTPFields {
+        Self.deprecationFields(since: deprecatedSince, sunset: sunset, link: deprecationLink)
+    }
+
+    /// `Deprecation` (`@0` without a date), and `Sunset` and the `deprecation` link when given.
+    static func deprecationFields(since: Date?, sunset: Date?, link: String?) -> HTTPFields {
         var fields = HTTPFields()
-        let since = deprecatedSince.map { Int($0.timeIntervalSince1970.rounded(.down)) } ?? 0
-        fields[.deprecation] = "@\(since)"
+        fields[.deprecation] = "@\(since.map { Int($0.timeIntervalSince1970.rounded(.down)) } ?? 0)"
         if let sunset { fields[.sunset] = DateCache.format(Int(sunset.timeIntervalSince1970.rounded(.down))) }
-        if let deprecationLink { fields[.link] = "<\(deprecationLink)>; rel=\"deprecation\"" }
+        if let link { fields[.link] = "<\(link)>; rel=\"deprecation\"" }
         return fields
     }
 }

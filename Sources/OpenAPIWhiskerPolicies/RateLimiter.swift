@@ -91,9 +91,11 @@ final class RateLimiter: Sendable {
     }
 
     /// The bucket a request goes to: the principal's name when the limit is by principal and the
-    /// request has one, else the client's address (an IPv6 one by its /64 prefix).
-    static func key(client: SocketAddress, principal: String?, by: RateLimit.Key) -> Key {
+    /// request has one, else the client's address (an IPv6 one by its /64 prefix); without an
+    /// address (outside a server's request), the one bucket of Unix domain socket clients.
+    static func key(client: SocketAddress?, principal: String?, by: RateLimit.Key) -> Key {
         if by == .principal, let principal { return .principal(principal) }
+        guard let client else { return .unixSocket }
         if let address = client.ipv4Value { return .ipv4(address) }
         if let address = client.ipv6Value {
             // ::ffff:a.b.c.d is an IPv4 client on a dual-stack socket; its /64 is everyone's.

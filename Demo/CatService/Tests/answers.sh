@@ -23,7 +23,9 @@ answer() {
     check_eq "$name: readable by a page of the allowed origin" "$ORIGIN" "$(header Access-Control-Allow-Origin)"
     check_contains "$name: its access-log line says $expected" "status=$expected" \
         "$(wait_for_line "cat-service.access: .*request_id=$id " "$SERVER_ERR")"
-    check_eq "$name: one line" 1 "$(grep -c "request_id=$id " "$SERVER_ERR" || true)"
+    # One access-log line; the library's own lines about the request (a validation refusal)
+    # carry its id too (Logger.current, issue 39), and are not counted here.
+    check_eq "$name: one access-log line" 1 "$(grep -c "cat-service.access: .*request_id=$id " "$SERVER_ERR" || true)"
 }
 
 for http in --http1.1 --http2-prior-knowledge; do

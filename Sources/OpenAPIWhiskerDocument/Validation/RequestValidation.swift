@@ -30,6 +30,20 @@ package struct RequestValidation: Sendable {
         guard let operation = operations.operation(method: method.rawValue, registeredPath: path) else {
             throw DocumentError("\(method.rawValue) \(path) is registered, but the document validated against has no such operation")
         }
+        return try validator(for: operation)
+    }
+
+    /// The checks of every operation of the document, by operationId.
+    /// - Throws: ``DocumentError`` if an operation's security requirements name a scheme without
+    ///   an authenticator (when there are authenticators).
+    package func validators() throws(DocumentError) -> [String: RequestValidator] {
+        var validators: [String: RequestValidator] = [:]
+        for operation in operations.operations { validators[operation.id] = try validator(for: operation) }
+        return validators
+    }
+
+    /// The checks of `operation`.
+    private func validator(for operation: DocumentOperations.Operation) throws(DocumentError) -> RequestValidator {
         guard !authenticators.isEmpty, let security = operation.security else {
             return RequestValidator(operation: operation, schemas: operations.schemas, security: nil)
         }
@@ -44,54 +58,61 @@ package struct RequestValidation: Sendable {
 }
 
 extension RequestValidator {
-    /// The outcome of checking one request: go on with `body` (the same body, or the JSON one
-    /// read to check it, in memory), or answer `response` instead.
+    /// The outcome of checking one request: go on, with the JSON body as read to check it (`nil`:
+    /// the body was not read, pass it on as it came) and the principal the security schemes
+    /// admitted, or answer `response` instead.
     package enum Outcome {
-        case proceed(RequestBody?, Principal?)
+        case proceed(readBody: [UInt8]?, principal: Principal?)
         case answer(Response)
     }
 
-    /// Checks `request`; a JSON body is read whole (within the route's limit) to be checked; any
-    /// other body is left to stream to the handler.
-    /// - Throws: ``RequestBodyError`` when reading the JSON body fails (too large, the client left).
-    package func validate(_ request: Request, status: HTTPResponse.Status, logger: Logger) async throws -> Outcome {
+    /// Checks the request of `head`, its path parameters (still percent-encoded) and its body; a
+    /// JSON body is read whole (within the route's limit) to be checked; any other body is left
+    /// to stream to the handler.
+    /// - Parameters:
+    ///   - lengthHint: The body's declared length, if any: the buffer a JSON body is read into.
+    /// - Throws: what reading the JSON body throws (``/WhiskerCore/RequestBodyError``: too large, the
+    ///   client left).
+    package func validate<Body: AsyncSequence>(
+        _ head: HTTPRequest, pathParameters: PathParameters, body requestBody: Body?, lengthHint: Int64?, status: HTTPResponse.Status, logger: Logger
+    ) async throws -> Outcome where Body.Element == ArraySlice<UInt8> {
         var principal: Principal?
         if let (requirements, authenticate) = security {
             // Never a credential in the answer or the log: the schemes' names only.
-            switch try await requirements.check(request.head, tls: RequestContext.current?.tls, authenticate: authenticate) {
+            switch try await requirements.check(head, tls: RequestContext.current?.tls, authenticate: authenticate) {
             case .admitted(let admitted):
                 principal = admitted
             case .unauthenticated(let detail, let challenges):
                 logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "401", "error": "\(LogValue.quoted(detail))"], source: logSource)
                 var fields = HTTPFields()
                 for challenge in challenges { fields.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
-                return .answer(ProblemDetails(status: .unauthorized, detail: detail).response(to: request.head, fields: fields))
+                return .answer(ProblemDetails(status: .unauthorized, detail: detail).response(to: head, fields: fields))
             case .forbidden(let detail):
                 logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "403", "error": "\(LogValue.quoted(detail))"], source: logSource)
-                return .answer(ProblemDetails(status: .forbidden, detail: detail).response(to: request.head))
+                return .answer(ProblemDetails(status: .forbidden, detail: detail).response(to: head))
             }
         }
-        var violations = parameterViolations(of: request.head, pathParameters: request.pathParameters)
-        var body = request.body
+        var violations = parameterViolations(of: head, pathParameters: pathParameters)
+        var read: [UInt8]?
         if let declared = operation.requestBody {
-            if let requestBody = request.body {
-                let contentType = request.head.headerFields[.contentType]
+            if let requestBody {
+                let contentType = head.headerFields[.contentType]
                 let essence = contentType.flatMap(MediaType.init)?.essence
                 guard let essence, case let match = declared.match(essence), match.declared else {
                     let detail = "\(contentType.map { "a body of type \($0)" } ?? "a body without Content-Type") is not one this operation takes (\(declared.listed))"
                     logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(LogValue.quoted(detail))"], source: logSource)
-                    return .answer(ProblemDetails(status: .unsupportedMediaType, detail: detail).response(to: request.head))
+                    return .answer(ProblemDetails(status: .unsupportedMediaType, detail: detail).response(to: head))
                 }
                 if let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) {
                     var bytes: [UInt8] = []
-                    if let length = requestBody.length { bytes.reserveCapacity(Int(clamping: min(length, 1 << 20))) }
+                    if let length = lengthHint { bytes.reserveCapacity(Int(clamping: min(length, 1 << 20))) }
                     for try await chunk in requestBody { bytes += chunk }
                     do {
                         violations += try schemas.violations(ofJSON: bytes, against: schema).map { Violation(location: "body", name: $0.pointer, detail: $0.detail) }
                     } catch {
                         violations.append(Violation(location: "body", name: "", detail: error.description))
                     }
-                    body = RequestBody(bytes: bytes)
+                    read = bytes
                 }
             } else if operation.requestBodyRequired {
                 violations.append(Violation(location: "body", name: "", detail: "is required (\(declared.listed))"))
@@ -101,9 +122,9 @@ extension RequestValidator {
             logger.info("request refused", metadata: [
                 "operation": "\(operation.id)", "status": "\(status.code)", "error": "\(LogValue.quoted(violations.map(\.description).joined(separator: "; ")))",
             ], source: logSource)
-            return .answer(Self.problem(violations, status: status, request: request.head))
+            return .answer(Self.problem(violations, status: status, request: head))
         }
-        return .proceed(body, principal)
+        return .proceed(readBody: read, principal: principal)
     }
 
     /// Every violation in one answer: problem details whose `errors` name each parameter (`in`,

@@ -1,0 +1,92 @@
+public import HTTPTypes
+public import Logging
+public import OpenAPIRuntime
+public import OpenAPIWhiskerDocument
+import WhiskerCore
+
+/// The document's checks as a `ServerMiddleware`: each request of an operation the document
+/// describes is checked against it (its security requirements first, then its parameters, media
+/// type and JSON body) before the middlewares after it and the handler, and answered with every
+/// violation at once when the document does not allow it.
+///
+/// Pass it to the generated `registerHandlers(on:serverURL:middlewares:)` where it belongs among
+/// your own middlewares: here a middleware of yours that turns a legacy header into
+/// `Authorization` runs before it, and a rate limit per principal after it:
+///
+///     try handler.registerHandlers(on: transport, serverURL: url, middlewares: [
+///         LegacyTokenMiddleware(),
+///         try RequestValidationMiddleware(document, authenticators: ["bearer": authenticate]),
+///         RateLimitMiddleware(RateLimit(10, per: .seconds(3600), by: .principal), for: ["getReport"]),
+///     ])
+///
+/// What is checked, and how a refusal reads, is what `WhiskerTransport`'s
+/// `init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)`
+/// says, which runs this middleware itself first for every operation. A JSON body is read whole
+/// (within the route's body limit) to be checked, and passed on from memory; other bodies stream
+/// on unread. The principal that the security schemes admit is in `RequestContext.current?.principal`
+/// (`Principal.current`) for the rest of the chain and the handler. An operationID the document
+/// does not have, or one outside `operations`, passes unchecked.
+public struct RequestValidationMiddleware: ServerMiddleware {
+    /// The checks by operationId.
+    private let validators: [String: RequestValidator]
+    private let status: HTTPResponse.Status
+    private let logger: Logger?
+
+    /// The checks of `document`'s operations.
+    /// - Parameters:
+    ///   - document: The document the handlers were generated from.
+    ///   - invalidRequestStatus: The status of a request the document does not allow: `400` by
+    ///     default, or `422` (`.unprocessableContent`).
+    ///   - authenticators: One ``/OpenAPIWhiskerDocument/Authenticator`` per security scheme, by
+    ///     its name in `components.securitySchemes`; none (the default): security requirements
+    ///     are not checked.
+    ///   - operations: The operations to check; the others pass unchecked.
+    ///   - logger: Where refusals are logged (`info`, naming the operation, never a credential):
+    ///     `nil` (the default) logs to swift-log's `Logger.current`, which Whisker binds for every
+    ///     request with its `request_id`.
+    /// - Throws: ``/OpenAPIWhiskerDocument/DocumentError`` if the document cannot be read or a
+    ///   schema in it cannot be used, or, given authenticators, an operation requires a scheme
+    ///   that has none.
+    public init(
+        _ document: OpenAPIDocument, invalidRequestStatus: HTTPResponse.Status = .badRequest, authenticators: [String: Authenticator] = [:],
+        for operations: OperationScope = .all, logger: Logger? = nil
+    ) throws(DocumentError) {
+        let described = try DocumentOperations(document)
+        // An API key in the query is in the request target the access log shows: its name is
+        // redacted like `api_key`'s, whatever it is.
+        LogRedaction.addSensitiveNames(described.apiKeyNames)
+        let all = try RequestValidation(operations: described, status: invalidRequestStatus, authenticators: authenticators).validators()
+        self.init(validators: all.filter { operations.contains($0.key) }, status: invalidRequestStatus, logger: logger)
+    }
+
+    /// The checks of the operations in `validators` (the transport's, one operation each).
+    package init(validators: [String: RequestValidator], status: HTTPResponse.Status, logger: Logger?) {
+        self.validators = validators
+        self.status = status
+        self.logger = logger
+    }
+
+    /// Checks the request of `operationID`, then passes it on (with its JSON body from memory,
+    /// and the principal bound), or answers the refusal.
+    public func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard let validator = validators[operationID] else { return try await next(request, body, metadata) }
+        var parameters = PathParameters()
+        for (name, value) in metadata.pathParameters { parameters.append(name: name, value: value) }
+        let lengthHint: Int64? = if case .known(let length) = body?.length { length } else { nil }
+        let outcome = try await validator.validate(
+            request, pathParameters: parameters, body: body, lengthHint: lengthHint, status: status, logger: logger ?? Logger.current
+        )
+        switch outcome {
+        case .answer(let response):
+            return response.openAPI
+        case .proceed(let read, let principal):
+            let body = read.map { HTTPBody($0) } ?? body
+            guard let principal, var context = RequestContext.current else { return try await next(request, body, metadata) }
+            context.principal = principal
+            return try await RequestContext.$current.withValue(context) { try await next(request, body, metadata) }
+        }
+    }
+}
