@@ -42,8 +42,13 @@ func runHandler(
 ) async {
     let started = accessLog == nil ? nil : ContinuousClock.now
     let logger = logger.forRequest(context.requestID)
-    let (status, bytes) = await withLogger(logger) { logger in
-        await RequestContext.$current.withValue(context) {
+    // The request context outside, swift-log's binding inside. `withLogger` is
+    // `nonisolated(nonsending)`: its push and pop hop to the caller's isolation, and each hop is a
+    // `swift_task_switch`, which takes the task's status lock under an executor preference. Called
+    // here, from nonisolated code, it adds 2 hops a request; around the context's push (whose
+    // closure it would make nonsending too), 5.
+    let (status, bytes) = await RequestContext.$current.withValue(context) {
+        await withLogger(logger) { logger in
             guard let observer else {
                 return await respond(route.handler, request: request, target: target, requestID: context.requestID, steps: steps, logger: logger)
             }
