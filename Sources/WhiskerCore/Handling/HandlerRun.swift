@@ -36,14 +36,20 @@ extension ServerContext {
 /// server's own lines about the request carry too; with an access logger one line per
 /// request is logged at the end, and with a ``RequestObserver`` the request is observed (measured,
 /// traced).
+///
+/// The request context is pushed outside swift-log's binding, not inside it: `withLogger` is
+/// `nonisolated(nonsending)`, so its push and pop hop to the caller's isolation, and each hop is a
+/// `swift_task_switch` that takes the task's status lock (the task has an executor preference).
+/// Called from the nonisolated closure of the context's push, the binding adds 2 hops a request;
+/// around it (making that closure nonsending too), 5.
 func runHandler(
     _ route: Route, request: Request, target: any ResponseTarget, context: RequestContext, steps: ResponseSteps,
     logger: Logger, accessLog: Logger?, observer: (any RequestObserver)?
 ) async {
     let started = accessLog == nil ? nil : ContinuousClock.now
     let logger = logger.forRequest(context.requestID)
-    let (status, bytes) = await withLogger(logger) { logger in
-        await RequestContext.$current.withValue(context) {
+    let (status, bytes) = await RequestContext.$current.withValue(context) {
+        await withLogger(logger) { logger in
             guard let observer else {
                 return await respond(route.handler, request: request, target: target, requestID: context.requestID, steps: steps, logger: logger)
             }

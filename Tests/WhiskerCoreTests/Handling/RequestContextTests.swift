@@ -94,4 +94,34 @@ import WhiskerTesting
         #expect(logged.first { $0.0 == "from the handler" }?.1["request_id"] == "abc", "\(logged)")
         #expect(logged.first { $0.0 == "handler failed" }?.1["request_id"] == "def", "\(logged)")
     }
+
+    /// Both task-locals span the whole response, not only the handler's call: a response step and
+    /// a streamed body's writer see `Logger.current` with the request's id and
+    /// `RequestContext.current` (the binding is placed for what it costs, so guard its scope).
+    @Test func loggerCurrent_AndTheContext_ReachTheResponseSteps_AndAStreamedBody() async throws {
+        struct Tag: ResponseStep {
+            func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
+                let logged = Logger.current[metadataKey: "request_id"].map { "\($0)" } ?? "none"
+                response.head.headerFields[HTTPField.Name("X-Step")!] = "\(logged) \(RequestContext.current?.requestID ?? "none")"
+            }
+        }
+        let lines = LoggedLines()
+        let server = makeTestServer {
+            $0.logger = .capturing(lines, label: "server")
+            $0.responseSteps = [Tag()]
+        }
+        try server.register(method: .get, path: "/stream") { _ in
+            Response(status: .ok, body: ResponseBody(length: nil) { writer in
+                let logged = Logger.current[metadataKey: "request_id"].map { "\($0)" } ?? "none"
+                try await writer.write(Array("\(logged) \(RequestContext.current?.requestID ?? "none")".utf8))
+            })
+        }
+        try await server.withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /stream HTTP/1.1\r\nHost: x\r\nX-Request-ID: ghi\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.header("X-Step") == "ghi ghi")
+            #expect(response.text == "ghi ghi")
+        }
+    }
 }
