@@ -23,10 +23,17 @@ extension WhiskerServer.Configuration {
     /// listener; `port` moves the cleartext TCP listener that serves the routes, adding one if
     /// there is none and no socket was inherited; `enabled` `false` removes the cleartext TCP
     /// listeners, `true` adds one if there is none (on 8080 without `port`). `nil` leaves each as it is.
-    public mutating func setCleartextListener(host: String?, port: Int?, enabled: Bool?) {
+    /// - Throws: ``/WhiskerCore/WhiskerServerError`` for `enabled` `false` with a socket systemd
+    ///   passed that is not named for TLS (``/WhiskerSockets/SystemdSocketActivation/defaultTLSNames``):
+    ///   it would serve cleartext.
+    public mutating func setCleartextListener(host: String?, port: Int?, enabled: Bool?) throws(WhiskerServerError) {
         if let host { listeners = listeners.map { $0.binding(host: host) } }
         let inherits = listeners.contains { if case .inherited = $0.address { true } else { false } }
         if enabled == false {
+            for listener in listeners where !listener.isTLS {
+                guard case .inherited(let descriptor) = listener.address, !SystemdSocketActivation.defaultTLSNames.contains(descriptor.name) else { continue }
+                throw WhiskerServerError("the inherited socket \(descriptor) would serve cleartext HTTP, but cleartext is off; name it \"https\" or \"tls\" (FileDescriptorName=) to serve HTTPS on it")
+            }
             listeners.removeAll(where: \.isCleartextTCP)
         } else if let index = listeners.firstIndex(where: \.isCleartextTCP) {
             if let port { listeners[index] = listeners[index].binding(port: port) }
@@ -49,7 +56,12 @@ extension WhiskerServer.Configuration {
 
     /// `host`, `port`, `cleartext`.
     mutating func applyListenerKeys(_ sources: WhiskerServer.ConfigurationSources) throws(WhiskerServer.ConfigurationError) {
-        try setCleartextListener(host: sources.string("host"), port: sources.port("port"), enabled: sources.bool("cleartext"))
+        let (host, port, enabled) = try (sources.string("host"), sources.port("port"), sources.bool("cleartext"))
+        do {
+            try setCleartextListener(host: host, port: port, enabled: enabled)
+        } catch {
+            throw WhiskerServer.ConfigurationError(key: "cleartext", "\(sources.origin(of: "cleartext")): \(error)")
+        }
     }
 
     /// `unixSocket.path` and `unixSocket.mode`.

@@ -35,9 +35,6 @@ extension WhiskerServer.Listener {
 }
 
 extension SystemdSocketActivation {
-    /// The names of the sockets served with TLS unless told otherwise: `https` and `tls`.
-    public static let defaultTLSNames: Set<String> = ["https", "tls"]
-
     /// A listener for each socket systemd passed, in order: the ones whose name
     /// (`FileDescriptorName=`, `--fdname=` for `systemd-socket-activate`) is in `tlsNames` serve
     /// HTTPS with `tls`, the others cleartext HTTP.

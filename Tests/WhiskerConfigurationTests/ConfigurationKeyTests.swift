@@ -37,6 +37,14 @@ import WhiskerTLS
         var off = WhiskerServer.Configuration(listeners: [])
         try off.apply(fileSources(["cleartext": true, "port": 8081]))
         #expect(off.listeners.map(\.address) == [.tcp(host: "127.0.0.1", port: 8081)])
+        // Sockets systemd passed: cleartext off refuses one not named for TLS, and keeps the rest.
+        var activated = WhiskerServer.Configuration(listeners: [.inherited(.init(fd: 4, name: "https"))])
+        try activated.apply(fileSources(["cleartext": false, "port": 9000]))
+        #expect(activated.listeners.map(\.address) == [.inherited(.init(fd: 4, name: "https"))], "no TCP listener added")
+        activated.listeners.insert(.inherited(.init(fd: 3, name: "web")), at: 0)
+        #expect(throws: WhiskerServer.ConfigurationError(key: "cleartext", #"cleartext in cats.yaml: the inherited socket fd 3 ("web") would serve cleartext HTTP, but cleartext is off; name it "https" or "tls" (FileDescriptorName=) to serve HTTPS on it"#)) {
+            try activated.apply(fileSources(["cleartext": false]))
+        }
     }
 
     @Test func tlsKeys_ServeHTTPSWithMutualTLS() throws {

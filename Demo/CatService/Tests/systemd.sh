@@ -133,7 +133,7 @@ activated_error "a certificate without a TLS socket names the flag and the names
     '--tls-certificate (or CAT_SERVICE_TLS_CERTIFICATE) is set, but socket activation passed no socket named "https" or "tls" to serve HTTPS on (LISTEN_FDNAMES: http)' \
     'LISTEN_FDS=1 LISTEN_FDNAMES=http' "${TLS_ARGS[@]}"
 activated_error "--no-cleartext with a cleartext socket names both" \
-    'socket activation passed fd 3 ("unknown") for cleartext HTTP, but --no-cleartext (or CAT_SERVICE_CLEARTEXT=false) is set' \
+    '--no-cleartext (or CAT_SERVICE_CLEARTEXT=false): the inherited socket fd 3 ("unknown") would serve cleartext HTTP, but cleartext is off' \
     'LISTEN_FDS=1' --no-cleartext "${TLS_ARGS[@]}"
 activated_error "a malformed LISTEN_FDS names the variable and its value" \
     'socket activation: LISTEN_FDS must be a number of descriptors (a whole number, 0 or more), got "two"' \

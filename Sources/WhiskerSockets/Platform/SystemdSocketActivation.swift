@@ -24,6 +24,10 @@ import Darwin
 /// Adopt each descriptor once (`init(inheritedDescriptor:)`): the listener closes it
 /// when it stops.
 public struct SystemdSocketActivation: Sendable, Equatable {
+    /// The names (`FileDescriptorName=`) of the sockets meant for TLS unless told otherwise:
+    /// `https` and `tls`.
+    public static let defaultTLSNames: Set<String> = ["https", "tls"]
+
     /// One inherited descriptor and the name systemd gave it.
     public struct Descriptor: Sendable, Hashable, CustomStringConvertible {
         /// The descriptor number: 3 for the first, then consecutive.

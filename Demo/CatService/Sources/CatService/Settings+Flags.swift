@@ -7,7 +7,11 @@ extension WhiskerServer.Configuration {
     /// changes its setting and leaves the rest as the sources set it. A bad flag value is an error
     /// naming the flag.
     mutating func layerFlags(_ command: CatServiceCommand, activation: SystemdSocketActivation?) throws {
-        try setCleartextListener(host: command.host, port: Settings.port(command.port, flag: "--port"), enabled: command.cleartext)
+        do {
+            try setCleartextListener(host: command.host, port: Settings.port(command.port, flag: "--port"), enabled: command.cleartext)
+        } catch let error as WhiskerServerError {
+            throw SettingsError("--no-cleartext (or CAT_SERVICE_CLEARTEXT=false): \(error)")
+        }
         io.workers = try Settings.number(command.workers, flag: "--workers", range: 1...256) ?? io.workers
         requestIDs = command.requestIDs ?? requestIDs
         try layerLimitFlags(command)

@@ -36,9 +36,6 @@ struct Settings {
         if let activation { configuration.listeners = activation.descriptors.map { .inherited($0) } }
         try configuration.apply(sources, reading: WhiskerServer.ConfigurationKeys.whisker)
         try configuration.exposeCORSForTheAPI(unless: sources)
-        if let activation, try (command.cleartext ?? sources.bool("cleartext")) == false {
-            try Self.refuseCleartextSockets(of: activation)
-        }
         try configuration.layerFlags(command, activation: activation)
         self.configuration = configuration
 
@@ -102,14 +99,6 @@ struct Settings {
         }
         guard !configuration.acceptsH2CUpgrade || configuration.reverseProxies == nil else {
             throw ValidationError("--h2c-upgrade (or CAT_SERVICE_H2C_UPGRADE=true) is refused with --trusted-proxy (or CAT_SERVICE_TRUSTED_PROXIES): through a proxy that forwards Upgrade, a 101 opens a tunnel past it (h2c smuggling); a proxy reaches cat-service over h2c with prior knowledge (--h2c-only)")
-        }
-    }
-
-    /// The sockets systemd passed (socket activation) when cleartext is off: one not named
-    /// `https` or `tls` is a `SettingsError` naming it, so the start fails with one line.
-    private static func refuseCleartextSockets(of activation: SystemdSocketActivation) throws {
-        if let descriptor = activation.descriptors.first(where: { !SystemdSocketActivation.defaultTLSNames.contains($0.name) }) {
-            throw SettingsError("socket activation passed \(descriptor) for cleartext HTTP, but --no-cleartext (or CAT_SERVICE_CLEARTEXT=false) is set: name it \"https\" or \"tls\" (FileDescriptorName=) to serve HTTPS on it")
         }
     }
 
