@@ -60,14 +60,14 @@ final class WebSocketConnection: ConnectionHandler {
         self.request = request
         self.context = context
         self.handler = handler
-        var inflater: (any WebSocketInflater)?
-        var deflater: (any WebSocketDeflater)?
         #if Compression
-        if let deflate { (inflater, deflater) = deflate.makeCodec() }
+        let codec = deflate?.makeCodec()
+        #else
+        let codec: (any WebSocketInflater, any WebSocketDeflater)? = nil  // never negotiated without zlib
         #endif
-        self.deflater = deflater
+        deflater = codec?.1
         minimumCompressedSize = deflate?.minimumSize ?? 0
-        state = WebSocketConnectionState(limits: limits, inflater: inflater)
+        state = WebSocketConnectionState(limits: limits, inflater: codec?.0)
         timer = ConnectionTimer(worker: connection.stream.worker)
         // The path as the access log writes it: quoted, credentials in its query redacted.
         logger = connection.logger.forRequest(context?.requestID)

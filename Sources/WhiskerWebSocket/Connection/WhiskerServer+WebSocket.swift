@@ -56,11 +56,10 @@ extension WhiskerServer {
             switch WebSocketHandshake.verdict(for: request.head, allowsOrigin: allowsOrigin) {
             case .accept(var fields):
                 fields[.connection] = nil  // the server adds `Connection: Upgrade` to every 101
-                var deflate: PerMessageDeflate?
                 #if Compression
-                if let compression {
-                    deflate = PerMessageDeflate.negotiate(request.head.headerFields[values: .secWebSocketExtensions], settings: compression)
-                }
+                let deflate = compression.flatMap { PerMessageDeflate.negotiate(request.head.headerFields[values: .secWebSocketExtensions], settings: $0) }
+                #else
+                let deflate: PerMessageDeflate? = nil  // no zlib: every offer declined
                 #endif
                 if let deflate { fields[.secWebSocketExtensions] = deflate.responseValue }
                 let takeOver = WebSocketSwitch(limits: limits, deflate: deflate, request: request.head, context: context, handler: handler)

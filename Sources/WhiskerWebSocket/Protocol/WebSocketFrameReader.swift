@@ -70,8 +70,6 @@ struct WebSocketFrameReader {
     private var messageCompressed = false
     /// A compressed message's bytes on the wire so far (its frames' payloads).
     private var messageWireBytes = 0
-    /// A compressed frame's unmasked payload piece, on its way to the inflater (at most one read).
-    private var scratch: [UInt8] = []
 
     /// A reader with the limits of `limits`, inflating compressed messages with `inflater` (`nil`:
     /// no extension negotiated, RSV1 is a protocol error).
@@ -107,20 +105,24 @@ struct WebSocketFrameReader {
                 let isText = !frame.opcode.isControl && messageOpcode == .text
                 let inflating = !frame.opcode.isControl && messageCompressed
                 let start = message.count
-                buffer.withUnsafeReadableBytes { bytes in
+                let failure: Event? = buffer.withUnsafeReadableBytes { bytes in
                     let piece = UnsafeBufferPointer(rebasing: bytes[0..<take])
                     if frame.opcode.isControl {
                         unmask(piece, into: &control, frame: &frame)
                     } else if inflating {
-                        scratch.removeAll(keepingCapacity: true)
-                        unmask(piece, into: &scratch, frame: &frame)
+                        // Unmasked into a temporary buffer (at most one read), inflated from there.
+                        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: take) { unmasked in
+                            unmask(piece, into: unmasked, frame: &frame)
+                            return inflate(UnsafeBufferPointer(unmasked), frame: &frame)
+                        }
                     } else {
                         unmask(piece, into: &message, frame: &frame)
                     }
+                    return nil
                 }
                 buffer.moveReaderIndex(forwardBy: take)
                 frame.remaining -= take
-                if inflating, let failure = inflate(scratch, frame: &frame) { return failure }
+                if let failure { return failure }
                 let valid = !isText || message.withUnsafeBufferPointer { utf8.validate(UnsafeBufferPointer(rebasing: $0[start...])) }
                 guard valid else {
                     phase = .done
@@ -134,14 +136,14 @@ struct WebSocketFrameReader {
 
     /// Inflates `input` (a compressed message's unmasked bytes) onto the message, within what
     /// the frame and message limits leave; the failure event when it cannot.
-    private mutating func inflate(_ input: [UInt8], frame: inout Frame) -> Event? {
+    private mutating func inflate(_ input: UnsafeBufferPointer<UInt8>, frame: inout Frame) -> Event? {
         guard let inflater else { return nil }
         let messageRoom = maxMessageSize - message.count
         let frameRoom = maxFrameSize - frame.inflated
         let (limitName, limit) = messageRoom <= frameRoom ? ("message", maxMessageSize) : ("frame", maxFrameSize)
         let allowance = min(messageRoom, frameRoom)
         let before = message.count
-        let result = input.withUnsafeBufferPointer { inflater.inflate($0, into: &message, allowance: allowance) }
+        let result = inflater.inflate(input, into: &message, allowance: allowance)
         frame.inflated += message.count - before
         switch result {
         case .ok:
@@ -234,6 +236,18 @@ struct WebSocketFrameReader {
         return result.0
     }
 
+    /// XORs `piece` with the frame's mask, from where the frame's previous piece stopped, into
+    /// `destination` (as long as `piece`).
+    private func unmask(_ piece: UnsafeBufferPointer<UInt8>, into destination: UnsafeMutableBufferPointer<UInt8>, frame: inout Frame) {
+        let mask = [frame.mask.0, frame.mask.1, frame.mask.2, frame.mask.3]
+        var offset = frame.maskOffset
+        for index in 0..<piece.count {
+            destination[index] = piece[index] ^ mask[offset]
+            offset = (offset + 1) & 3
+        }
+        frame.maskOffset = offset
+    }
+
     /// XORs `piece` with the frame's mask, from where the frame's previous piece stopped, onto `destination`.
     private func unmask(_ piece: UnsafeBufferPointer<UInt8>, into destination: inout [UInt8], frame: inout Frame) {
         let mask = [frame.mask.0, frame.mask.1, frame.mask.2, frame.mask.3]
@@ -263,7 +277,7 @@ struct WebSocketFrameReader {
                 // The sync flush's tail the sender stripped (RFC 7692 7.2.2), then the message is whole.
                 var last = frame
                 let start = message.count
-                if let failure = inflate(deflateTail, frame: &last) { return failure }
+                if let failure = deflateTail.withUnsafeBufferPointer({ inflate($0, frame: &last) }) { return failure }
                 if messageOpcode == .text, !message.withUnsafeBufferPointer({ utf8.validate(UnsafeBufferPointer(rebasing: $0[start...])) }) {
                     phase = .done
                     return .failure(.invalidFramePayloadData, reason: "a text message is not UTF-8")
