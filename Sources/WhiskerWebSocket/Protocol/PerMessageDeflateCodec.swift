@@ -80,16 +80,16 @@ final class ZlibInflater: WebSocketInflater {
         while true {
             // One byte past the allowance tells a message that fits from one that does not.
             let room = min(Self.step, allowance - produced + 1)
-            let start = output.count
-            output.append(contentsOf: repeatElement(0, count: room))
-            let status = output.withUnsafeMutableBufferPointer { buffer in
-                stream.pointee.next_out = buffer.baseAddress! + start
+            // Into a temporary buffer, then copied onto the message: the message grows by what
+            // was made, never by a zero-filled step.
+            let status = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
+                stream.pointee.next_out = buffer.baseAddress
                 stream.pointee.avail_out = UInt32(room)
-                return CZlib.inflate(stream, Z_SYNC_FLUSH)
+                let status = CZlib.inflate(stream, Z_SYNC_FLUSH)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<(room - Int(stream.pointee.avail_out))]))
+                return status
             }
-            let unused = Int(stream.pointee.avail_out)
-            output.removeLast(unused)
-            produced += room - unused
+            produced += room - Int(stream.pointee.avail_out)
             if produced > allowance {
                 output.removeLast(produced - allowance)
                 return .tooBig
@@ -161,20 +161,26 @@ final class ZlibDeflater: WebSocketDeflater {
         stream.pointee.next_in = UnsafeMutablePointer(mutating: message.baseAddress)
         stream.pointee.avail_in = UInt32(message.count)
         defer { stream.pointee.next_in = nil; stream.pointee.avail_in = 0 }
-        var output: [UInt8] = []
-        // The worst case for the input, plus the flush's marker: usually one call.
-        let step = Int(deflateBound(stream, UInt(message.count))) + 16
-        repeat {
-            let start = output.count
-            output.append(contentsOf: repeatElement(0, count: step))
-            let status = output.withUnsafeMutableBufferPointer { buffer in
-                stream.pointee.next_out = buffer.baseAddress! + start
-                stream.pointee.avail_out = UInt32(step)
-                return CZlib.deflate(stream, Z_SYNC_FLUSH)
+        // The worst case for the input, plus the flush's marker: one call, straight into the
+        // frame's payload; more only if zlib still holds output.
+        let bound = Int(deflateBound(stream, UInt(message.count))) + 16
+        var status = Z_OK
+        var output = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+            stream.pointee.next_out = buffer.baseAddress
+            stream.pointee.avail_out = UInt32(bound)
+            status = CZlib.deflate(stream, Z_SYNC_FLUSH)
+            count = bound - Int(stream.pointee.avail_out)
+        }
+        while status == Z_OK && stream.pointee.avail_out == 0 {
+            status = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
+                stream.pointee.next_out = buffer.baseAddress
+                stream.pointee.avail_out = 4096
+                let status = CZlib.deflate(stream, Z_SYNC_FLUSH)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<(4096 - Int(stream.pointee.avail_out))]))
+                return status
             }
-            output.removeLast(Int(stream.pointee.avail_out))
-            guard status == Z_OK || status == Z_BUF_ERROR else { return nil }
-        } while stream.pointee.avail_out == 0
+        }
+        guard status == Z_OK || status == Z_BUF_ERROR else { return nil }
         // A sync flush ends with an empty stored block, 00 00 ff ff: the receiver adds it back.
         guard output.count >= 4, Array(output.suffix(4)) == deflateTail else { return nil }
         output.removeLast(4)
