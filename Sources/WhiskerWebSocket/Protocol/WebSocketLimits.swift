@@ -14,8 +14,11 @@
 /// exchanged compressed messages also holds zlib's state, made on first use: with the default
 /// settings about 38 KiB to compress and 11 KiB to inflate (7 KiB and a 4 KiB window; 39 KiB for a
 /// client that keeps a 32 KiB window), so about 50 KiB beside the figures above; with zlib's own
-/// defaults (window 15, memLevel 8) about 300 KiB. A compressed message's inflated size counts
-/// against `maxFrameSize` and `maxMessageSize` while it is inflated, so the bound above holds
+/// defaults (window 15, memLevel 8) about 300 KiB. Measured on the demo (1,000 connections on
+/// loopback, each having echoed one 1 KB message, Python's `websockets`): 14 KiB of resident memory
+/// a connection uncompressed, 55 KiB compressed, 15 KiB compressed before any message. A
+/// compressed message's inflated size counts against `maxFrameSize` and `maxMessageSize` while
+/// it is inflated, so the bound above holds
 /// whatever the compression ratio: a bomb is closed with 1009 once it reaches the limit.
 ///
 /// ```swift
