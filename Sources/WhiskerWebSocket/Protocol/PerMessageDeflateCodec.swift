@@ -50,6 +50,9 @@ final class ZlibInflater: WebSocketInflater {
     private let windowBits: Int
     private let resetsAfterMessage: Bool
     private var isInitialized = false
+    /// The client ended its DEFLATE stream inside this message (a final block): the rest of the
+    /// message (the tail put back) is not DEFLATE data, and the next message starts a new stream.
+    private var streamEnded = false
     /// The output step: enough for a usual message in one call, small enough to stop a bomb early.
     private static let step = 16 * 1024
 
@@ -67,7 +70,7 @@ final class ZlibInflater: WebSocketInflater {
     }
 
     func inflate(_ input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8], allowance: Int) -> InflateResult {
-        guard !input.isEmpty else { return .ok }
+        guard !input.isEmpty, !streamEnded else { return .ok }
         if !isInitialized {
             // Negative window bits: raw DEFLATE. 8 is accepted by inflate (not by deflate).
             guard whisker_inflateInit2(stream, Int32(-windowBits)) == Z_OK else { return .corrupt("zlib's inflateInit2 failed") }
@@ -99,8 +102,9 @@ final class ZlibInflater: WebSocketInflater {
                 break
             case Z_STREAM_END:
                 // The client ended the DEFLATE stream (a block with BFINAL, RFC 7692 7.2.3.3):
-                // what follows starts a new one, with the window kept for context takeover.
-                guard restart() else { return .corrupt("zlib could not restart after a final block") }
+                // what follows in this message is past its end; the next message starts anew.
+                streamEnded = true
+                return .ok
             case Z_BUF_ERROR:
                 // No progress possible: all input taken and nothing more to give.
                 if stream.pointee.avail_in == 0 { return .ok }
@@ -114,10 +118,19 @@ final class ZlibInflater: WebSocketInflater {
     }
 
     func endMessage() {
-        if resetsAfterMessage && isInitialized { inflateReset(stream) }
+        if streamEnded {
+            streamEnded = false
+            if !restart() {
+                // Start without the window: a later reference back into it fails as not DEFLATE (1007).
+                inflateReset(stream)
+            }
+        } else if resetsAfterMessage && isInitialized {
+            inflateReset(stream)
+        }
     }
 
-    /// `inflateReset` keeping the window as a dictionary (a raw stream may take one at any start).
+    /// `inflateReset` keeping the window as a dictionary (a raw stream may take one at its start),
+    /// unless the client does not keep its own.
     private func restart() -> Bool {
         var window = [UInt8](repeating: 0, count: 1 << 15)
         var length: UInt32 = 0
