@@ -173,12 +173,15 @@ let package = Package(
         ),
         // WebSocket (RFC 6455): the I/O-free protocol (frames, messages, the close handshake, the
         // opening handshake with its own SHA-1 and base64) and the connection that takes over an
-        // upgraded HTTP/1.1 connection through the core's public seam. No system library: always built.
+        // upgraded HTTP/1.1 connection through the core's public seam. Always built; zlib, for
+        // permessage-deflate (RFC 7692), only with the Compression trait (without it, offers are
+        // declined and nothing links zlib).
         .target(
             name: "WhiskerWebSocket",
             dependencies: [
                 "WhiskerCore", "WhiskerSockets", "WhiskerHTTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                .target(name: "CZlib", condition: .when(traits: ["Compression"])),
             ]
         ),
         // Liveness and readiness routes, answered before routing through the core's EarlyAnswer hook.
@@ -271,6 +274,8 @@ let package = Package(
             dependencies: [
                 "WhiskerWebSocket", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "WhiskerHTTP2",
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                // A client's compressor of its own, for permessage-deflate's tests.
+                .target(name: "CZlib", condition: .when(traits: ["Compression"])),
             ]
         ),
         .testTarget(

@@ -42,7 +42,7 @@ allowed = {
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging", "WhiskerConfiguration"},
-    "WhiskerWebSocket": {"WhiskerCore", "WhiskerSockets", "WhiskerHTTP", "HTTPTypes", "Logging"},
+    "WhiskerWebSocket": {"WhiskerCore", "WhiskerSockets", "WhiskerHTTP", "HTTPTypes", "Logging", "CZlib"},
     "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "Configuration"},
     "WhiskerConfiguration": {"WhiskerCore", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},

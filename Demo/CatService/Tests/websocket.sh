@@ -2,11 +2,12 @@
 # websocket.sh: WebSocket (RFC 6455) at /ws/echo, beside the API and h2c on the same port, and
 # over TLS. A Python client (`websockets` from PyPI, installed by `make deps`) checks the echo of
 # text, binary and fragmented messages, pings, the size limit (1009), close codes and 1,000
-# pipelined messages, over ws:// and wss://; an h2c request and a WebSocket upgrade are served on
+# pipelined messages, over ws:// and wss://, with permessage-deflate negotiated (the client offers
+# it; the 101 must name it) and without it; an h2c request and a WebSocket upgrade are served on
 # one port; the handshake's refusals (426, 400) are problem details; the upgrade request is in
 # the access log with its request id; on SIGTERM the server sends close 1001 to an open socket,
 # waits for the answer and exits 0. Headless Chromium (the page websocket/echo-page.html) echoes
-# 1,000 messages over ws:// and wss://.
+# 1,000 messages over ws:// and wss://, compressed (it offers permessage-deflate too).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CERTS="$WORK/certs"
@@ -59,6 +60,7 @@ for pair in "ws://|$WS_BASE/ws/echo|" "wss://|$WSS_BASE/ws/echo|--ignore-certifi
     check_contains "Chromium over $scheme: 1,000 messages echoed" '"echoed":1000' "$report"
     check_contains "Chromium over $scheme: each as sent, in order" '"mismatches":0' "$report"
     check_contains "Chromium over $scheme: a clean close 1000" '"closeCode":1000,"wasClean":true' "$report"
+    check_contains "Chromium over $scheme: permessage-deflate negotiated" '"extensions":"permessage-deflate; client_max_window_bits=12"' "$report"
 done
 
 # The drain: a socket open when SIGTERM comes gets close 1001, and the server exits 0.

@@ -26,6 +26,9 @@ final class WebSocketConnection: ConnectionHandler {
     private let request: HTTPRequest
     private let context: RequestContext?
     private var state: WebSocketConnectionState
+    /// permessage-deflate's compressor and the smallest message it takes, when negotiated.
+    private let deflater: (any WebSocketDeflater)?
+    private let minimumCompressedSize: Int
     private var buffer = ReadBuffer()
     private var inbound: [WebSocketMessage] = []
     private var inboundBytes = 0
@@ -48,13 +51,23 @@ final class WebSocketConnection: ConnectionHandler {
     /// Tests waiting for reading to pause (see ``WebSocket/readingPaused()``).
     private var pauseWaiters: [CheckedContinuation<Int, Never>] = []
 
-    init(connection: Connection, limits: WebSocketLimits, request: HTTPRequest, context: RequestContext?, handler: @escaping @Sendable (WebSocket) async throws -> Void) {
+    init(
+        connection: Connection, limits: WebSocketLimits, deflate: PerMessageDeflate?, request: HTTPRequest, context: RequestContext?,
+        handler: @escaping @Sendable (WebSocket) async throws -> Void
+    ) {
         self.connection = connection
         self.limits = limits
         self.request = request
         self.context = context
         self.handler = handler
-        state = WebSocketConnectionState(limits: limits)
+        #if Compression
+        let codec = deflate?.makeCodec()
+        #else
+        let codec: (any WebSocketInflater, any WebSocketDeflater)? = nil  // never negotiated without zlib
+        #endif
+        deflater = codec?.1
+        minimumCompressedSize = deflate?.minimumSize ?? 0
+        state = WebSocketConnectionState(limits: limits, inflater: codec?.0)
         timer = ConnectionTimer(worker: connection.stream.worker)
         // The path as the access log writes it: quoted, credentials in its query redacted.
         logger = connection.logger.forRequest(context?.requestID)
@@ -255,10 +268,29 @@ final class WebSocketConnection: ConnectionHandler {
         guard state.canSend, !connection.stream.isClosed else { return completion(WebSocketError(.closed, closeCode)) }
         let frame: [UInt8]
         switch message {
-        case .text(let text): frame = WebSocketFrame.encode(.text, payload: text.utf8)
-        case .binary(let bytes): frame = WebSocketFrame.encode(.binary, payload: bytes)
+        case .text(var text):
+            guard let deflater, text.utf8.count >= minimumCompressedSize else {
+                frame = WebSocketFrame.encode(.text, payload: text.utf8)
+                break
+            }
+            guard let compressed = text.withUTF8({ deflater.deflate($0) }) else { return compressionFailed(completion) }
+            frame = WebSocketFrame.encode(.text, payload: compressed, compressed: true)
+        case .binary(let bytes):
+            guard let deflater, bytes.count >= minimumCompressedSize else {
+                frame = WebSocketFrame.encode(.binary, payload: bytes)
+                break
+            }
+            guard let compressed = bytes.withUnsafeBufferPointer({ deflater.deflate($0) }) else { return compressionFailed(completion) }
+            frame = WebSocketFrame.encode(.binary, payload: compressed, compressed: true)
         }
         write(frame) { [closeCode] error in completion(error.map { _ in WebSocketError(.closed, closeCode) }) }
+    }
+
+    /// zlib failed mid-message: the peer's window no longer matches ours, so the connection ends (1011).
+    private func compressionFailed(_ completion: (WebSocketError?) -> Void) {
+        logger.error("WebSocket compression failed: closing with 1011")
+        sendClose(.internalError, reason: "compression failed")
+        completion(WebSocketError(.closed, closeCode))
     }
 
     /// Sends a ping with `payload` (at most 125 bytes).

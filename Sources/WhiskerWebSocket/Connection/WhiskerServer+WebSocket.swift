@@ -24,9 +24,15 @@ extension WhiskerServer {
     /// origin that `allowsOrigin` refuses. The path may hold parameters (`/ws/rooms/{room}`), as
     /// any route's; read them from ``WebSocket/request``.
     ///
+    /// permessage-deflate (RFC 7692) is accepted when the client offers it (browsers do), with
+    /// `compression`'s settings; messages are then compressed both ways, and a compressed
+    /// message's inflated size counts against `limits` while it is inflated (1009 past them).
+    ///
     /// - Parameters:
     ///   - path: The route's path template.
     ///   - limits: Sizes, rates and times of each connection (``WebSocketLimits``).
+    ///   - compression: permessage-deflate's settings (``WebSocketCompression``), or `nil` to
+    ///     decline every offer. Without the package's `Compression` trait every offer is declined.
     ///   - allowsOrigin: Decides on the handshake's `Origin` (`nil` when absent); `nil` allows all.
     ///     Browsers send `Origin` and do not apply CORS to WebSocket, so a route that relies on
     ///     cookies should check it (cross-site WebSocket hijacking).
@@ -36,6 +42,7 @@ extension WhiskerServer {
     public nonisolated func webSocket(
         _ path: String,
         limits: WebSocketLimits = .default,
+        compression: WebSocketCompression? = .default,
         allowsOrigin: (@Sendable (String?) -> Bool)? = nil,
         handler: @escaping @Sendable (WebSocket) async throws -> Void
     ) throws(RouteError) {
@@ -49,7 +56,14 @@ extension WhiskerServer {
             switch WebSocketHandshake.verdict(for: request.head, allowsOrigin: allowsOrigin) {
             case .accept(var fields):
                 fields[.connection] = nil  // the server adds `Connection: Upgrade` to every 101
-                return .switchingProtocols(headerFields: fields, to: WebSocketSwitch(limits: limits, request: request.head, context: context, handler: handler))
+                #if Compression
+                let deflate = compression.flatMap { PerMessageDeflate.negotiate(request.head.headerFields[values: .secWebSocketExtensions], settings: $0) }
+                #else
+                let deflate: PerMessageDeflate? = nil  // no zlib: every offer declined
+                #endif
+                if let deflate { fields[.secWebSocketExtensions] = deflate.responseValue }
+                let takeOver = WebSocketSwitch(limits: limits, deflate: deflate, request: request.head, context: context, handler: handler)
+                return .switchingProtocols(headerFields: fields, to: takeOver)
             case .reject(let status, let fields, let reason):
                 Logger.current.debug("WebSocket handshake refused with \(status.code): \(reason)")
                 return ProblemDetails(status: status, detail: reason).response(to: request.head, fields: fields)
@@ -61,11 +75,13 @@ extension WhiskerServer {
 /// The ``ProtocolSwitch`` a WebSocket route's `101` carries: makes the connection's handler.
 struct WebSocketSwitch: ProtocolSwitch {
     let limits: WebSocketLimits
+    /// permessage-deflate, when negotiated.
+    let deflate: PerMessageDeflate?
     let request: HTTPRequest
     let context: RequestContext?
     let handler: @Sendable (WebSocket) async throws -> Void
 
     func takeOver(_ connection: Connection) throws -> any ConnectionHandler {
-        WebSocketConnection(connection: connection, limits: limits, request: request, context: context, handler: handler)
+        WebSocketConnection(connection: connection, limits: limits, deflate: deflate, request: request, context: context, handler: handler)
     }
 }

@@ -47,9 +47,9 @@ struct WebSocketConnectionState {
     private var tokens: Double
     private var lastRefill: UInt64?
 
-    /// A connection just upgraded.
-    init(limits: WebSocketLimits) {
-        reader = WebSocketFrameReader(limits: limits)
+    /// A connection just upgraded, with permessage-deflate's `inflater` if it was negotiated.
+    init(limits: WebSocketLimits, inflater: (any WebSocketInflater)? = nil) {
+        reader = WebSocketFrameReader(limits: limits, inflater: inflater)
         burst = Double(max(limits.controlFrameBurst, 1))
         perNanosecond = Double(max(limits.controlFramesPerSecond, 0)) / 1e9
         tokens = burst

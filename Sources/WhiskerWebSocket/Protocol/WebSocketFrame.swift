@@ -32,12 +32,13 @@ enum WebSocketFrame {
     static let maxControlPayload = 125
 
     /// A server frame: unmasked (RFC 6455 5.1: a server MUST NOT mask), the shortest length
-    /// encoding, `fin` set unless a fragment follows.
-    static func encode(_ opcode: Opcode, payload: some Collection<UInt8>, fin: Bool = true) -> [UInt8] {
+    /// encoding, `fin` set unless a fragment follows, RSV1 set when `compressed` (the first frame
+    /// of a permessage-deflate message, RFC 7692 6).
+    static func encode(_ opcode: Opcode, payload: some Collection<UInt8>, fin: Bool = true, compressed: Bool = false) -> [UInt8] {
         let count = payload.count
         var frame: [UInt8] = []
         frame.reserveCapacity(count + 10)
-        frame.append((fin ? 0x80 : 0) | opcode.rawValue)
+        frame.append((fin ? 0x80 : 0) | (compressed ? 0x40 : 0) | opcode.rawValue)
         if count < 126 {
             frame.append(UInt8(count))
         } else if count <= Int(UInt16.max) {

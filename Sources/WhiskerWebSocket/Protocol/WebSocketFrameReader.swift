@@ -13,6 +13,12 @@ import WhiskerSockets
 /// - Fragments: a continuation with no message started, or a new text/binary frame inside one,
 ///   is a 1002; control frames may come between fragments.
 /// - Text is validated as UTF-8 piece by piece: the first bad fragment fails with 1007.
+/// - With permessage-deflate negotiated (RFC 7692), RSV1 on a message's first frame marks it
+///   compressed; RSV1 on a control or continuation frame, or without the extension, is a 1002.
+///   A compressed payload is inflated as it arrives, with the `0x00 0x00 0xff 0xff` tail after its
+///   last frame; the inflated bytes count against the frame and message limits as they are made
+///   (1009 the moment they would cross one, so a bomb costs at most the limit), and bytes that
+///   are not DEFLATE fail with 1007.
 /// - A close frame: empty, or a code (1000-1003, 1007-1011, 3000-4999, else 1002) and a UTF-8
 ///   reason (else 1007); a 1-byte close payload is a 1002.
 ///
@@ -38,6 +44,10 @@ struct WebSocketFrameReader {
         let mask: (UInt8, UInt8, UInt8, UInt8)
         var remaining: Int
         var maskOffset = 0
+        /// RSV1: the first frame of a compressed message.
+        var rsv1 = false
+        /// For a compressed message's frame: the inflated bytes it made so far.
+        var inflated = 0
     }
 
     private enum Phase {
@@ -54,11 +64,19 @@ struct WebSocketFrameReader {
     private var message: [UInt8] = []
     private var utf8 = UTF8Validator()
     private var control: [UInt8] = []
+    /// permessage-deflate's inflater, when the extension was negotiated.
+    private let inflater: (any WebSocketInflater)?
+    /// The message being assembled is compressed (RSV1 on its first frame).
+    private var messageCompressed = false
+    /// A compressed message's bytes on the wire so far (its frames' payloads).
+    private var messageWireBytes = 0
 
-    /// A reader with the limits of `limits`.
-    init(limits: WebSocketLimits) {
+    /// A reader with the limits of `limits`, inflating compressed messages with `inflater` (`nil`:
+    /// no extension negotiated, RSV1 is a protocol error).
+    init(limits: WebSocketLimits, inflater: (any WebSocketInflater)? = nil) {
         maxFrameSize = limits.maxFrameSize
         maxMessageSize = limits.maxMessageSize
+        self.inflater = inflater
     }
 
     /// The bytes of the message being assembled (for the memory bound's tests).
@@ -85,19 +103,27 @@ struct WebSocketFrameReader {
                 guard buffer.readableBytes > 0 else { return nil }
                 let take = min(frame.remaining, buffer.readableBytes)
                 let isText = !frame.opcode.isControl && messageOpcode == .text
-                let valid = buffer.withUnsafeReadableBytes { bytes in
+                let inflating = !frame.opcode.isControl && messageCompressed
+                let start = message.count
+                let failure: Event? = buffer.withUnsafeReadableBytes { bytes in
                     let piece = UnsafeBufferPointer(rebasing: bytes[0..<take])
                     if frame.opcode.isControl {
                         unmask(piece, into: &control, frame: &frame)
-                        return true
+                    } else if inflating {
+                        // Unmasked into a temporary buffer (at most one read), inflated from there.
+                        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: take) { unmasked in
+                            unmask(piece, into: unmasked, frame: &frame)
+                            return inflate(UnsafeBufferPointer(unmasked), frame: &frame)
+                        }
+                    } else {
+                        unmask(piece, into: &message, frame: &frame)
                     }
-                    let start = message.count
-                    unmask(piece, into: &message, frame: &frame)
-                    guard isText else { return true }
-                    return message.withUnsafeBufferPointer { utf8.validate(UnsafeBufferPointer(rebasing: $0[start...])) }
+                    return nil
                 }
                 buffer.moveReaderIndex(forwardBy: take)
                 frame.remaining -= take
+                if let failure { return failure }
+                let valid = !isText || message.withUnsafeBufferPointer { utf8.validate(UnsafeBufferPointer(rebasing: $0[start...])) }
                 guard valid else {
                     phase = .done
                     return .failure(.invalidFramePayloadData, reason: "a text message is not UTF-8")
@@ -105,6 +131,30 @@ struct WebSocketFrameReader {
                 phase = .payload(frame)
                 if frame.remaining == 0, let event = finish(frame) { return event }
             }
+        }
+    }
+
+    /// Inflates `input` (a compressed message's unmasked bytes) onto the message, within what
+    /// the frame and message limits leave; the failure event when it cannot.
+    private mutating func inflate(_ input: UnsafeBufferPointer<UInt8>, frame: inout Frame) -> Event? {
+        guard let inflater else { return nil }
+        let messageRoom = maxMessageSize - message.count
+        let frameRoom = maxFrameSize - frame.inflated
+        let (limitName, limit) = messageRoom <= frameRoom ? ("message", maxMessageSize) : ("frame", maxFrameSize)
+        let allowance = min(messageRoom, frameRoom)
+        let before = message.count
+        let result = inflater.inflate(input, into: &message, allowance: allowance)
+        frame.inflated += message.count - before
+        switch result {
+        case .ok:
+            return nil
+        case .tooBig:
+            phase = .done
+            message = []  // the memory goes now, not when the connection does
+            return .failure(.messageTooBig, reason: "a compressed \(limitName) that inflates past the limit of \(limit) bytes")
+        case .corrupt(let detail):
+            phase = .done
+            return .failure(.invalidFramePayloadData, reason: "a compressed message that does not inflate (\(detail))")
         }
     }
 
@@ -121,9 +171,18 @@ struct WebSocketFrameReader {
             let second = bytes[1]
             let fin = first & 0x80 != 0
             // The first two bytes settle most rules: fail before waiting for the rest.
-            guard first & 0x70 == 0 else { return (.failure(.protocolError, "RSV bits set without a negotiated extension"), 0) }
+            let rsv = first & 0x70
+            // RSV1 is permessage-deflate's, when it was negotiated; RSV2 and RSV3 are no one's.
+            guard rsv == 0 || (rsv == 0x40 && inflater != nil) else {
+                return (.failure(.protocolError, "RSV bits set without a negotiated extension"), 0)
+            }
             guard let opcode = WebSocketFrame.Opcode(rawValue: first & 0x0F) else {
                 return (.failure(.protocolError, "unknown opcode \(first & 0x0F)"), 0)
+            }
+            if rsv != 0 {
+                // RFC 7692 6.1: only a message's first frame says it is compressed.
+                guard !opcode.isControl else { return (.failure(.protocolError, "RSV1 on a control frame"), 0) }
+                guard opcode != .continuation else { return (.failure(.protocolError, "RSV1 on a continuation frame"), 0) }
             }
             guard second & 0x80 != 0 else { return (.failure(.protocolError, "an unmasked client frame"), 0) }
             let shortLength = Int(second & 0x7F)
@@ -151,23 +210,42 @@ struct WebSocketFrameReader {
             guard length <= UInt64(maxFrameSize) else {
                 return (.failure(.messageTooBig, "a frame of \(length) bytes, over the limit of \(maxFrameSize)"), 0)
             }
-            if !opcode.isControl && UInt64(message.count) + length > UInt64(maxMessageSize) {
+            // A compressed message counts its wire bytes here, and its inflated bytes as they come.
+            let sofar = opcode == .continuation && messageCompressed ? messageWireBytes : opcode == .continuation ? message.count : 0
+            if !opcode.isControl && UInt64(sofar) + length > UInt64(maxMessageSize) {
                 return (.failure(.messageTooBig, "a message of more than \(maxMessageSize) bytes"), 0)
             }
             let m = 2 + lengthBytes
-            let frame = Frame(opcode: opcode, fin: fin, mask: (bytes[m], bytes[m + 1], bytes[m + 2], bytes[m + 3]), remaining: Int(length))
+            let frame = Frame(opcode: opcode, fin: fin, mask: (bytes[m], bytes[m + 1], bytes[m + 2], bytes[m + 3]), remaining: Int(length), rsv1: rsv != 0)
             return (.frame(frame), headerSize)
         }
         if result.1 > 0 { buffer.moveReaderIndex(forwardBy: result.1) }
         if case .frame(let frame) = result.0 {
             if frame.opcode.isControl {
                 control.removeAll(keepingCapacity: true)
-            } else if frame.opcode != .continuation {
-                messageOpcode = frame.opcode
-                utf8 = UTF8Validator()
+            } else {
+                if frame.opcode != .continuation {
+                    messageOpcode = frame.opcode
+                    utf8 = UTF8Validator()
+                    messageCompressed = frame.rsv1
+                    messageWireBytes = 0
+                }
+                messageWireBytes += frame.remaining
             }
         }
         return result.0
+    }
+
+    /// XORs `piece` with the frame's mask, from where the frame's previous piece stopped, into
+    /// `destination` (as long as `piece`).
+    private func unmask(_ piece: UnsafeBufferPointer<UInt8>, into destination: UnsafeMutableBufferPointer<UInt8>, frame: inout Frame) {
+        let mask = [frame.mask.0, frame.mask.1, frame.mask.2, frame.mask.3]
+        var offset = frame.maskOffset
+        for index in 0..<piece.count {
+            destination[index] = piece[index] ^ mask[offset]
+            offset = (offset + 1) & 3
+        }
+        frame.maskOffset = offset
     }
 
     /// XORs `piece` with the frame's mask, from where the frame's previous piece stopped, onto `destination`.
@@ -195,6 +273,18 @@ struct WebSocketFrameReader {
             return closeEvent(control)
         case .text, .binary, .continuation:
             guard frame.fin else { return nil }
+            if messageCompressed, !frame.opcode.isControl {
+                // The sync flush's tail the sender stripped (RFC 7692 7.2.2), then the message is whole.
+                var last = frame
+                let start = message.count
+                if let failure = deflateTail.withUnsafeBufferPointer({ inflate($0, frame: &last) }) { return failure }
+                if messageOpcode == .text, !message.withUnsafeBufferPointer({ utf8.validate(UnsafeBufferPointer(rebasing: $0[start...])) }) {
+                    phase = .done
+                    return .failure(.invalidFramePayloadData, reason: "a text message is not UTF-8")
+                }
+                inflater?.endMessage()
+                messageCompressed = false
+            }
             let opcode = messageOpcode
             messageOpcode = nil
             var bytes: [UInt8] = []

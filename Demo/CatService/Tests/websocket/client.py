@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """client.py URL [--cafile CA.pem]: the WebSocket echo at URL (ws://.../ws/echo or wss://) driven
 by the `websockets` client from PyPI (installed by `make deps`), one check per line:
-"PASS description" or "FAIL description -- detail". Every wait is bounded (10 s).
+"PASS description" or "FAIL description -- detail". Every wait is bounded (10 s). The client offers
+permessage-deflate (RFC 7692), as it does by default: the checks run compressed, then one
+connection without the offer.
 
 client.py URL --drain: connects, prints "connected", then waits for the server's close frame (the
 caller sends SIGTERM to the server) and prints "closed CODE REASON" once the handshake is done."""
@@ -40,6 +42,17 @@ if "--drain" in sys.argv:
 
 with open_socket() as ws:
     check("the handshake is accepted (101, Sec-WebSocket-Accept checked by the client)", ws.response.status_code == 101, ws.response.status_code)
+    # The client offers permessage-deflate (its default): the server accepts it, so every message
+    # below (the 1 MiB one, the one over the limit) goes compressed both ways.
+    check("permessage-deflate is negotiated (Sec-WebSocket-Extensions in the 101)",
+          ws.response.headers.get("Sec-WebSocket-Extensions") == "permessage-deflate; client_max_window_bits=12", dict(ws.response.headers))
+    check("  and in effect on the client", [e.name for e in ws.protocol.extensions] == ["permessage-deflate"], ws.protocol.extensions)
+    text = "compressible text 🐱 " * 1000
+    ws.send(text)
+    check("a compressed text message is echoed", ws.recv(timeout=TIMEOUT) == text)
+    binary = bytes(range(256)) * 1000
+    ws.send(binary)
+    check("a compressed binary message is echoed", ws.recv(timeout=TIMEOUT) == binary)
     check("the 101 carries a request id", "x-request-id" in {name.lower() for name in ws.response.headers.keys()}, dict(ws.response.headers))
     ws.send("hello, 🐱")
     check("a text message is echoed as text", ws.recv(timeout=TIMEOUT) == "hello, 🐱")
@@ -76,3 +89,9 @@ with open_socket() as ws:
 with open_socket() as ws:
     ws.close()
     check("a plain close (1000) is echoed with 1000", ws.protocol.close_rcvd is not None and ws.protocol.close_rcvd.code == 1000, ws.protocol.close_rcvd)
+
+# Without compression (a client that offers none): no extension, the same echo.
+with open_socket(compression=None) as ws:
+    check("without an offer, the 101 names no extension", "Sec-WebSocket-Extensions" not in ws.response.headers, dict(ws.response.headers))
+    ws.send("compressible text " * 100)
+    check("  and a message is echoed uncompressed", ws.recv(timeout=TIMEOUT) == "compressible text " * 100)

@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""hostile.py HOST PORT: frames that break RFC 6455, each sent on its own WebSocket connection
+"""hostile.py HOST PORT [SERVER_PID]: frames that break RFC 6455, each sent on its own WebSocket connection
 over a raw socket, and the legitimate frame of the same shape beside it. For each the server must
 answer with the close code the RFC gives the breach and then close the TCP connection (or, for
 the legitimate twin, answer normally). One line per check: "PASS ..." or "FAIL ... -- detail".
-Loopback only; every read is bounded (10 s)."""
+Loopback only; every read is bounded (10 s).
+
+With permessage-deflate (RFC 7692) negotiated: RSV1 on a control frame or a continuation (1002),
+bytes that are not DEFLATE (1007), and the bomb, 100 KB that inflate to 100 MB (1009, and with
+SERVER_PID the server's peak memory grows by less than 32 MB meanwhile), beside a large
+compressible message under the limit echoed."""
 import base64
 import os
 import socket
 import struct
 import sys
+import zlib
 
 HOST, PORT = sys.argv[1], int(sys.argv[2])
+SERVER_PID = sys.argv[3] if len(sys.argv) > 3 else None
 TIMEOUT = 10
 
 
@@ -40,11 +47,12 @@ def close_frame(code, reason=b""):
 class Peer:
     """A WebSocket client on a raw socket: the handshake, then exact bytes."""
 
-    def __init__(self):
+    def __init__(self, extensions=None):
         self.sock = socket.create_connection((HOST, PORT), timeout=TIMEOUT)
         key = base64.b64encode(os.urandom(16)).decode()
+        offer = "Sec-WebSocket-Extensions: %s\r\n" % extensions if extensions else ""
         self.sock.sendall(("GET /ws/echo HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (HOST, PORT, key)).encode())
+                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n" % (HOST, PORT, key, offer)).encode())
         self.buffer = b""
         while b"\r\n\r\n" not in self.buffer:
             chunk = self.sock.recv(65536)
@@ -54,6 +62,7 @@ class Peer:
         head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
         if not head.startswith(b"HTTP/1.1 101 "):
             raise SystemExit("no 101: %r" % head)
+        self.head = head.decode("latin-1").lower()
 
     def send(self, data):
         try:
@@ -101,8 +110,8 @@ class Peer:
         return code, frames, frames[-1][0] != "timeout" if frames else True
 
 
-def hostile(description, data, expected):
-    peer = Peer()
+def hostile(description, data, expected, extensions=None):
+    peer = Peer(extensions)
     code, frames, tcp_closed = peer.until_close(data)
     check("%s: close %d" % (description, expected), code == expected, "got %s (frames %s)" % (code, [f[0] for f in frames][:10]))
     check("%s: then the TCP connection closes" % description, tcp_closed)
@@ -150,3 +159,52 @@ hostile("a close reason that is not UTF-8", close_frame(1000, b"\xff\xfe"), 1007
 frames = hostile("a flood of 10,000 pings", frame(0x9, b"x") * 10000, 1008)
 pongs = sum(1 for opcode, _ in frames if opcode == 0xA)
 check("the flood's pongs are coalesced and bounded (%d for 10,000 pings)" % pongs, pongs <= 100, pongs)
+
+
+# permessage-deflate (RFC 7692): the client's side on Python's zlib (raw DEFLATE, sync flush, tail removed).
+def deflated(data, compressor=None):
+    compressor = compressor or zlib.compressobj(9, zlib.DEFLATED, -15)
+    out = compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)
+    return out[:-4] if out.endswith(b"\x00\x00\xff\xff") else out
+
+
+def peak_memory_kib():
+    """The server's peak resident memory (VmHWM), if its pid was given."""
+    if not SERVER_PID:
+        return None
+    with open("/proc/%s/status" % SERVER_PID) as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+
+
+DEFLATE = "permessage-deflate; client_max_window_bits"
+peer = Peer(DEFLATE)
+check("permessage-deflate is accepted: the 101 names it", "sec-websocket-extensions: permessage-deflate; client_max_window_bits=12" in peer.head, peer.head)
+# The legitimate twin of the bomb: 1,000,000 compressible bytes (under the 1 MiB limit), in 1 KB on the wire.
+large = (b"purr " * 200000)
+peer.send(frame(0x2, deflated(large), rsv=4))
+answer = peer.frames(count=1)
+echoed = zlib.decompressobj(-15).decompress(answer[0][1] + b"\x00\x00\xff\xff") if answer and answer[0][0] == 0x2 else None
+check("a compressible message of 1,000,000 bytes (%d compressed) is echoed, compressed" % len(deflated(large)), echoed == large,
+      "got %s" % [(f[0], len(f[1])) for f in answer])
+code, _, _ = peer.until_close(close_frame(1000))
+check("  and the connection closes cleanly (1000)", code == 1000, code)
+
+hostile("RSV1 on a ping, with permessage-deflate", frame(0x9, b"p", rsv=4), 1002, DEFLATE)
+hostile("RSV1 on a close frame, with permessage-deflate", bytes([0xC8]) + close_frame(1000)[1:], 1002, DEFLATE)
+hostile("RSV1 on a continuation, with permessage-deflate", frame(0x1, deflated(b"ab"), fin=False, rsv=4) + frame(0x0, b"", rsv=4), 1002, DEFLATE)
+legitimate_peer = Peer(DEFLATE)
+legitimate_peer.send(frame(0x1, deflated(b"a compressed text message"), rsv=4))
+got = legitimate_peer.frames(count=1)
+check("a short compressed text message is echoed, uncompressed (under 64 bytes)", got == [(0x1, b"a compressed text message")], got)
+hostile("bytes that are not DEFLATE, with RSV1", frame(0x1, b"\xff\xff\xff\xff", rsv=4), 1007, DEFLATE)
+
+bomb_compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+bomb = b"".join(bomb_compressor.compress(b"\x00" * (1 << 20)) for _ in range(100)) + bomb_compressor.flush(zlib.Z_SYNC_FLUSH)[:-4]
+before = peak_memory_kib()
+hostile("the bomb: %d KB that inflate to 100 MB" % (len(bomb) // 1000), frame(0x2, bomb, rsv=4), 1009, DEFLATE)
+after = peak_memory_kib()
+if before is not None:
+    print("INFO the server's peak memory before the bomb %d KiB, after %d KiB" % (before, after), flush=True)
+    check("the bomb grew the server's peak memory by less than 32 MB (%d KiB)" % (after - before), after - before < 32 * 1024)
