@@ -178,7 +178,7 @@ final class WebSocketConnection: ConnectionHandler {
                 if closeStream {
                     // Theirs came first: we echoed it, and close.
                     if closeCode == nil { closeCode = code ?? .noStatusReceived; closeReason = reason }
-                    connection.stream.closeAfterFlush(linger: .milliseconds(500))
+                    connection.stream.closeAfterAnswer()
                 }
                 return
             case .fail(let frame, let code, let reason):
@@ -187,11 +187,11 @@ final class WebSocketConnection: ConnectionHandler {
                 if closeCode == nil { closeCode = code; closeReason = reason }
                 finishInbound()
                 write(frame, completion: nil)
-                connection.stream.closeAfterFlush(linger: .milliseconds(500))
+                connection.stream.closeAfterAnswer()
                 return
             case .closeStream:
                 finishInbound()
-                connection.stream.closeAfterFlush(linger: .milliseconds(500))
+                connection.stream.closeAfterAnswer()
                 return
             }
         }
