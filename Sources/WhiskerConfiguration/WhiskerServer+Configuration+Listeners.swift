@@ -24,7 +24,7 @@ extension WhiskerServer.Configuration {
     /// there is none and no socket was inherited; `enabled` `false` removes the cleartext TCP
     /// listeners, `true` adds one if there is none (on 8080 without `port`). `nil` leaves each as it is.
     /// - Throws: ``/WhiskerCore/WhiskerServerError`` for `enabled` `false` with a socket systemd
-    ///   passed that is not named for TLS (``/WhiskerSockets/SystemdSocketActivation/defaultTLSNames``):
+    ///   passed that is not named for TLS (`SystemdSocketActivation.defaultTLSNames`):
     ///   it would serve cleartext.
     public mutating func setCleartextListener(host: String?, port: Int?, enabled: Bool?) throws(WhiskerServerError) {
         if let host { listeners = listeners.map { $0.binding(host: host) } }
