@@ -8,7 +8,7 @@
 // document; reading it must end, with a value or a YAMLSyntaxError.
 
 import FuzzSupport
-@testable import OpenAPIWhisker
+@testable import OpenAPIWhiskerDocument
 
 private let schemas: (set: SchemaSet, root: Int) = {
     let document = #"""
