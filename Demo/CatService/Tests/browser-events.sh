@@ -28,7 +28,9 @@ for scheme in http https; do
     listen "$desc" "$base" "/api/emoji/stream?count=5&interval_ms=100&from=$scheme" 5 "${flags[@]}"
     check_eq "$desc: EventSource gets five events, ids 1 to 5" "1 2 3 4 5" "$(ids "$REPORT")"
     check_eq "$desc: each event's data is one cat" 5 "$(cats "$REPORT")"
-    line=$(wait_for_line "GET /api/emoji/stream\\?count=5&interval_ms=100&from=$scheme 200" "$SERVER_ERR" 5)
+    # 200, or 499 when the page closes its EventSource on the fifth event before the stream's end
+    # reaches it (a loaded machine): either way the line names the protocol.
+    line=$(wait_for_line "GET /api/emoji/stream\\?count=5&interval_ms=100&from=$scheme (200|499)" "$SERVER_ERR" 5)
     check_match "$desc: the access log shows the stream and its protocol" "protocol=$([[ $scheme == http ]] && echo 'HTTP/1\.1' || echo 'HTTP/2')" "$line"
 
     listen "$desc, closed after one event" "$base" "/api/emoji/stream?count=3&interval_ms=5000&from=$scheme-close" 1 "${flags[@]}"
