@@ -11,6 +11,13 @@ check_contains "--help prints usage" "USAGE: cat-service" "$help"
 for option in --host --port --log-level; do
     check_contains "--help describes $option" "$option" "$help"
 done
+# In an 80-column terminal nothing is wrapped twice: the overview and the discussion are written to fit,
+# so ArgumentParser prints them as they are at any width (only the options' help is wrapped, once, by it).
+narrow=$(COLUMNS=80 timeout 20 "$CAT_SERVICE" --help 2>&1 | sed '/^OPTIONS:/,$d')
+wide=$(COLUMNS=400 timeout 20 "$CAT_SERVICE" --help 2>&1 | sed '/^OPTIONS:/,$d')
+check_eq "--help: the overview reads the same at 80 columns as at 400 (no second wrapping)" "$wide" "$narrow"
+longest=$(COLUMNS=80 timeout 20 "$CAT_SERVICE" --help 2>&1 | awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }')
+check_eq "--help: no line is wider than 80 columns" yes "$([[ $longest -le 80 ]] && echo yes || echo "no ($longest)")"
 
 echo "Bad arguments"
 rc=0

@@ -12,61 +12,75 @@ import Whisker
 struct CatServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cat-service",
-        abstract: "Serve the WWDC23 CatService (cat emoji and a cat clip) over HTTP/1.1, HTTP/2 and HTTPS with Whisker.",
+        abstract: "The WWDC23 CatService (cat emoji, a cat clip) on Whisker.",
         discussion: """
             Routes (under the OpenAPI document's server path /api):
               GET /api/emoji?count=N  N random cat emoji, text/plain (1...100; default 1)
               GET /api/emoji/stream?count=N&interval_ms=M
-                                      N server-sent events, one random cat each, M ms apart,
-                                      text/event-stream (1...100, default 10; 0...5000, default 1000)
+                                      N server-sent events, one random cat each, M ms
+                                      apart, text/event-stream (count 1...100, default
+                                      10; interval_ms 0...5000, default 1000)
               GET /api/clip           a three-second H.264 clip, video/mp4
-              POST /api/census        count the cats in a text (up to 64 MiB; gzip or deflate
-                                      accepted), JSON
-              POST /api/adopt         {"name": "..."} (up to 1 KiB): 201 and a welcome, JSON
-              GET /api/report         adoptions so far, JSON, for a bearer --report-token
-              GET /api/openapi.yaml   the OpenAPI document (and /api/openapi.json), with ETag
+              POST /api/census        count the cats in a text (up to 64 MiB; gzip or
+                                      deflate accepted), JSON
+              POST /api/adopt         {"name": "..."} (up to 1 KiB): 201 and a welcome
+              GET /api/report         adoptions so far, JSON, for a --report-token bearer
+              GET /api/openapi.yaml   the OpenAPI document, with ETag; /api/openapi.json
+                                      is the same document as JSON
               GET /api/docs           a page listing the operations, with "Try it"
-              GET /metrics            with --metrics: request metrics, Prometheus text format
-              GET /ws/echo            WebSocket (RFC 6455): text and binary messages echoed as
-                                      sent, on every HTTP/1.1 listener (beside h2c, and over TLS)
-              GET /healthz, /readyz   liveness and readiness (503 from the start of a shutdown),
-                                      answered by the server; --no-health-checks turns them off
-              OPTIONS /api/...        with --cors-origin: CORS preflights, answered by the server
-            HEAD is answered for each. Text responses are compressed (br or gzip) for clients that
-            send Accept-Encoding, unless --no-compression.
+              GET /metrics            with --metrics: request metrics, Prometheus text
+              GET /ws/echo            WebSocket (RFC 6455): text and binary messages
+                                      echoed as sent, on every HTTP/1.1 listener (beside
+                                      h2c, and over TLS)
+              GET /healthz, /readyz   liveness and readiness (503 from the start of a
+                                      shutdown), answered by the server;
+                                      --no-health-checks turns them off
+              OPTIONS /api/...        with --cors-origin: CORS preflights, answered by
+                                      the server
+            HEAD is answered for each. Text responses are compressed (br or gzip) for
+            clients that send Accept-Encoding, unless --no-compression.
 
-            When the server is listening it prints one line per listener to standard output:
+            When the server is listening it prints one line per listener to standard
+            output:
               cat-service listening on http://HOST:PORT
-              cat-service listening on https://HOST:TLS-PORT    (with --tls-certificate)
-            HTTPS needs a PEM certificate chain and key; Scripts/make-dev-certificates.sh makes a
-            development CA and a localhost certificate (trust it with curl --cacert ca.pem).
-            Socket activation (systemd): started with LISTEN_FDS and LISTEN_PID (a .socket unit,
-            or systemd-socket-activate), it serves the sockets it inherited instead of binding
-            --host, --port and --tls-port, and prints the same lines for them. A socket named
-            "https" or "tls" (FileDescriptorName=, LISTEN_FDNAMES) serves HTTPS with
-            --tls-certificate and --tls-private-key; the others serve cleartext HTTP. A TLS
-            socket without a certificate, a certificate without a TLS socket, or a cleartext
-            socket with --no-cleartext stops the start (exit 1). With $NOTIFY_SOCKET set
-            (Type=notify) it sends READY=1 once listening and STOPPING=1 when it drains.
-            Demo/systemd has example units.
-            Behind a load balancer: --trusted-proxy names the proxies believed about the client
-            (RequestContext.client, the access log's "client"): by the PROXY protocol on the
-            --proxy-protocol listeners (a connection there without a valid header from a trusted
-            proxy is closed and logged), and by the one field they append to (--forwarding-field,
-            X-Forwarded-For by default; a client's own Forwarded is then never read). Nothing is
-            believed by default. --drain-delay keeps serving while /readyz says 503, so balancers
-            stop sending work before the listeners close.
-            Settings: each flag, else its CAT_SERVICE_* environment variable, else its key in the
-            --config file (JSON or YAML: Whisker's configuration key table, such as
-            {"port": 8080, "limits": {"maxConnections": 500}}, and cat-service's own keys:
-            logLevel, accessLog, metrics, validation, reportTokens, ...), else its default.
-            SIGHUP reads the --config file again and applies its logLevel at once (other changed
-            keys are logged as needing a restart), and reloads the TLS certificate and key from
-            their files for new connections.
-            Logs go to standard error. SIGINT or SIGTERM stops accepting connections, answers
-            every request already received (within --shutdown-grace-period; then what is left is
-            closed), and exits with status 0; a second signal exits at once. If the server cannot start
-            (for example, the port is taken) it prints the reason to standard error and exits 1.
+              cat-service listening on https://HOST:TLS-PORT  (with --tls-certificate)
+            HTTPS needs a PEM certificate chain and key; Scripts/make-dev-certificates.sh
+            makes a development CA and a localhost certificate (trust it with curl
+            --cacert ca.pem).
+
+            Socket activation (systemd): started with LISTEN_FDS and LISTEN_PID (a
+            .socket unit, or systemd-socket-activate), it serves the sockets it inherited
+            instead of binding --host, --port and --tls-port, and prints the same lines
+            for them. A socket named "https" or "tls" (FileDescriptorName=,
+            LISTEN_FDNAMES) serves HTTPS with --tls-certificate and --tls-private-key;
+            the others serve cleartext HTTP. A TLS socket without a certificate, a
+            certificate without a TLS socket, or a cleartext socket with --no-cleartext
+            stops the start (exit 1). With $NOTIFY_SOCKET set (Type=notify) it sends
+            READY=1 once listening and STOPPING=1 when it drains. Demo/systemd has
+            example units.
+
+            Behind a load balancer: --trusted-proxy names the proxies believed about the
+            client (RequestContext.client, the access log's "client"): by the PROXY
+            protocol on the --proxy-protocol listeners (a connection there without a
+            valid header from a trusted proxy is closed and logged), and by the one field
+            they append to (--forwarding-field, X-Forwarded-For by default; a client's
+            own Forwarded is then never read). Nothing is believed by default.
+            --drain-delay keeps serving while /readyz says 503, so balancers stop sending
+            work before the listeners close.
+
+            Settings: each flag, else its CAT_SERVICE_* environment variable, else its
+            key in the --config file (JSON or YAML: Whisker's configuration key table,
+            such as {"port": 8080, "limits": {"maxConnections": 500}}, and cat-service's
+            own keys: logLevel, accessLog, metrics, validation, reportTokens, ...), else
+            its default. SIGHUP reads the --config file again and applies its logLevel at
+            once (other changed keys are logged as needing a restart), and reloads the
+            TLS certificate and key from their files for new connections.
+
+            Logs go to standard error. SIGINT or SIGTERM stops accepting connections,
+            answers every request already received (within --shutdown-grace-period; then
+            what is left is closed), and exits with status 0; a second signal exits at
+            once. If the server cannot start (for example, the port is taken) it prints
+            the reason to standard error and exits 1.
             """
     )
 
