@@ -291,7 +291,7 @@ let package = Package(
                 "WhiskerStaticFiles", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "WhiskerHTTP2", "WhiskerTLS",
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("TraversalCorpus.txt")]
+            exclude: ["TraversalCorpus.txt"]
         ),
         .testTarget(
             name: "WhiskerCORSTests",
