@@ -213,7 +213,7 @@ clean:
 # it in another module (MemoryByteStream's ByteStream methods, a type's `description`): the coverage
 # check counts those as documented, so DocC must show them.
 DOCS_MODULES := Whisker WhiskerSockets WhiskerHTTP WhiskerCore WhiskerTLS WhiskerHTTP2 WhiskerCompression \
-    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerObservability WhiskerLifecycle WhiskerConfiguration OpenAPIWhisker OpenAPIWhiskerDocument OpenAPIWhiskerPolicies WhiskerTesting
+    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerStaticFiles WhiskerObservability WhiskerLifecycle WhiskerConfiguration OpenAPIWhisker OpenAPIWhiskerDocument OpenAPIWhiskerPolicies WhiskerTesting
 DOCS_SCRATCH ?= .build
 DOCS_OUTPUT ?= .build/docs/Whisker.doccarchive
 unexport DOCS_MODULES DOCS_SCRATCH DOCS_OUTPUT

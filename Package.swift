@@ -143,7 +143,7 @@ let package = Package(
         // HTTPS, HTTP/2, compression, the service-lifecycle Service, metrics and tracing, and
         // settings from files with their traits (the first three on by default).
         .target(name: "Whisker", dependencies: [
-            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies",
+            "WhiskerCore", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "WhiskerStaticFiles", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies",
             .target(name: "WhiskerTLS", condition: .when(traits: ["TLS"])),
             .target(name: "WhiskerHTTP2", condition: .when(traits: ["HTTP2"])),
             .target(name: "WhiskerCompression", condition: .when(traits: ["Compression"])),
@@ -183,6 +183,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 .target(name: "CZlib", condition: .when(traits: ["Compression"])),
             ]
+        ),
+        // Static files beside the API: a directory under a prefix, through the core's fallback
+        // after routing, sent with sendfile(2) through the response body's file region.
+        .target(
+            name: "WhiskerStaticFiles",
+            dependencies: ["WhiskerCore", "WhiskerHTTP", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log")]
         ),
         // Liveness and readiness routes, answered before routing through the core's EarlyAnswer hook.
         .target(name: "WhiskerHealth", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types"), .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"]))]),
@@ -277,6 +283,15 @@ let package = Package(
                 // A client's compressor of its own, for permessage-deflate's tests.
                 .target(name: "CZlib", condition: .when(traits: ["Compression"])),
             ]
+        ),
+        // Over HTTP/1.1, h2c and TLS, hence WhiskerHTTP2 and WhiskerTLS.
+        .testTarget(
+            name: "WhiskerStaticFilesTests",
+            dependencies: [
+                "WhiskerStaticFiles", "WhiskerCore", "WhiskerSockets", "WhiskerTesting", "WhiskerHTTP2", "WhiskerTLS",
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["TraversalCorpus.txt"]
         ),
         .testTarget(
             name: "WhiskerCORSTests",

@@ -1,6 +1,7 @@
 // Whisker in one import: the server (WhiskerCore), HTTPS (WhiskerTLS), HTTP/2 (WhiskerHTTP2),
 // response compression (WhiskerCompression), CORS (WhiskerCORS), health checks (WhiskerHealth),
-// trusted reverse proxies (WhiskerProxies), WebSocket (WhiskerWebSocket), the swift-openapi-generator
+// trusted reverse proxies (WhiskerProxies), WebSocket (WhiskerWebSocket), static files beside the API
+// (WhiskerStaticFiles: `try server.serveFiles(from: "Public", at: "/")`), the swift-openapi-generator
 // transport (OpenAPIWhisker) and the document it validates against (OpenAPIWhiskerDocument) and the
 // operations' policies (OpenAPIWhiskerPolicies),
 // the swift-service-lifecycle Service (WhiskerLifecycle), metrics and tracing (WhiskerObservability),
@@ -27,6 +28,7 @@
 @_exported public import WhiskerHealth
 @_exported public import WhiskerProxies
 @_exported public import WhiskerWebSocket
+@_exported public import WhiskerStaticFiles
 @_exported public import OpenAPIWhisker
 @_exported public import OpenAPIWhiskerDocument
 @_exported public import OpenAPIWhiskerPolicies

@@ -69,6 +69,13 @@ public protocol ByteStream: AnyObject {
     /// takes what was written to it at `minimumBytesPerSecond`, looked at every `period`, and
     /// resetting it when the peer stops: see ``/WhiskerSockets/SocketConnection/closeIdle(lookingAgainAfter:minimumBytesPerSecond:)``.
     func closeIdle(lookingAgainAfter period: Duration, minimumBytesPerSecond: Double?)
+    /// True when ``writeFile(descriptor:offset:count:completion:)`` hands file regions to the
+    /// kernel (a plain socket on Linux); an encrypted stream cannot.
+    var writesFiles: Bool { get }
+    /// Queues `count` bytes of the file `descriptor` from `offset` after what is queued, sent
+    /// without copying them through the process (`sendfile(2)`); `completion` as for a write.
+    /// The caller keeps the file open until `completion` ran.
+    func writeFile(descriptor: Int32, offset: Int64, count: Int, completion: @escaping SocketConnection.WriteCompletion)
 }
 
 /// The outcome of one ``ByteStream/read(into:)``.
@@ -122,6 +129,14 @@ extension ByteStream {
 
     /// A stream that expects no encryption.
     public var isPlaintextPeer: Bool { false }
+
+    /// A stream that cannot send files.
+    public var writesFiles: Bool { false }
+
+    /// A stream that cannot send files fails the write.
+    public func writeFile(descriptor: Int32, offset: Int64, count: Int, completion: @escaping SocketConnection.WriteCompletion) {
+        completion(SocketError(call: "sendfile", code: 95))  // EOPNOTSUPP
+    }
 
     /// Queues `bytes` and flushes.
     public func write(_ bytes: ArraySlice<UInt8>, completion: SocketConnection.WriteCompletion? = nil) {

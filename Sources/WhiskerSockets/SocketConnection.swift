@@ -77,6 +77,14 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     private struct PendingWrite {
         var bytes: ArraySlice<UInt8>
         var completion: WriteCompletion?
+        /// A region of a file to `sendfile(2)` instead of bytes (``writeFile(descriptor:offset:count:completion:)``).
+        var file: FileRegion? = nil
+    }
+
+    private struct FileRegion {
+        let descriptor: Int32
+        var offset: Int64
+        var remaining: Int
     }
 
     private enum LingerState {
@@ -251,10 +259,70 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         }
     }
 
+    /// True on Linux, where a plain socket sends files with `sendfile(2)`.
+    public var writesFiles: Bool { fileSendingIsAvailable }
+
+    /// Queues a region of a file, sent with `sendfile(2)` once the bytes queued before it are in
+    /// the kernel; flushed at once (or when the read turn ends). `completion` runs once the last
+    /// byte of the region is in the kernel, or with the error that stopped it.
+    public func writeFile(descriptor: Int32, offset: Int64, count: Int, completion: @escaping WriteCompletion) {
+        assertOnQueue()
+        guard !isClosed else {
+            completion(SocketError(call: "sendfile", code: EPIPE))
+            return
+        }
+        guard count > 0 else {
+            write([], flush: true, completion: completion)
+            return
+        }
+        queuedBytes += count
+        pending.append(PendingWrite(bytes: [], completion: completion, file: FileRegion(descriptor: descriptor, offset: offset, remaining: count)))
+        if isInReadTurn {
+            isFlushDue = true
+        } else if !isWaitingToWrite {
+            flush()
+        }
+    }
+
+    /// One `sendfile(2)` of the file region at the head of the queue.
+    private func sendFileRegion(completed: inout [WriteCompletion]) throws(SocketError) -> Bool {
+        let region = pending[pendingHead].file!
+        systemCalls.writes += 1
+        let result = try systemCall("sendfile") { sendFile(socket: fd, file: region.descriptor, offset: region.offset, count: min(region.remaining, 1 << 30)) }
+        guard case .done(let written) = result else { return false }
+        guard written > 0 else { throw SocketError(call: "sendfile", code: EIO) }  // the file ended early
+        queuedBytes -= written
+        if isWaitingToWrite {
+            writeBlockedSince = .now()
+            writeBacklog?.bytesSent += written
+        }
+        pending[pendingHead].file!.offset += Int64(written)
+        pending[pendingHead].file!.remaining -= written
+        if pending[pendingHead].file!.remaining == 0 {
+            if let completion = pending[pendingHead].completion { completed.append(completion) }
+            pending[pendingHead] = PendingWrite(bytes: [], completion: nil)
+            pendingHead += 1
+        }
+        return true
+    }
+
     private func flush() {
         var completed: [WriteCompletion] = []
         defer { for completion in completed { completion(nil) } }
         while pendingHead < pending.count {
+            if pending[pendingHead].file != nil {
+                do {
+                    guard try sendFileRegion(completed: &completed) else {
+                        waitToWrite()
+                        return
+                    }
+                } catch {
+                    completed.removeAll()
+                    close(failingWritesWith: error)
+                    return
+                }
+                continue
+            }
             let result: IOResult<Int>
             do {
                 result = try gatherWrite()
@@ -272,7 +340,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
                 writeBlockedSince = .now()
                 writeBacklog?.bytesSent += written
             }
-            while written > 0 || (pendingHead < pending.count && pending[pendingHead].bytes.isEmpty) {
+            while pendingHead < pending.count, pending[pendingHead].file == nil, written > 0 || pending[pendingHead].bytes.isEmpty {
                 let count = pending[pendingHead].bytes.count
                 if written >= count {
                     written -= count
@@ -297,7 +365,9 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
 
     /// One `sendmsg` over up to ``maxGather`` queued buffers, their vector on the stack.
     private func gatherWrite() throws(SocketError) -> IOResult<Int> {
-        let end = min(pending.count, pendingHead + Self.maxGather)
+        var end = min(pending.count, pendingHead + Self.maxGather)
+        // Bytes up to the next file region, which sendfile(2) sends.
+        if let region = pending[pendingHead..<end].firstIndex(where: { $0.file != nil }) { end = region }
         systemCalls.writes += 1
         return try withUnsafeTemporaryAllocation(of: iovec.self, capacity: end - pendingHead) { (vectors) throws(SocketError) -> IOResult<Int> in
             try withBuffers(from: pendingHead, to: end, into: vectors)

@@ -86,6 +86,25 @@ extension HTTP1Connection: ResponseWriting {
         updateTimer()
     }
 
+    /// Queues a region of a file for `sendfile(2)` when the body has a known length and the
+    /// stream is a plain socket; false otherwise (chunked framing, TLS).
+    func writeStreamFile(descriptor: Int32, offset: Int64, count: Int64, id exchangeID: UInt64, completion: @escaping ((any Error)?) -> Void) -> Bool {
+        guard socket.writesFiles, let exchange = current(exchangeID), let framing = exchange.framing, !framing.chunked else { return false }
+        guard framing.sendsBody else {
+            completion(nil)
+            return true
+        }
+        if let error = exchange.streamed.add(Int(count)) {
+            logger.error("response body length mismatch; closing", metadata: ["path": "\(LogValue.quoted(LogRedaction.target(exchange.head.request.path ?? "")))", "error": "\(LogValue.quoted("\(error)"))"])
+            close()
+            completion(error)
+            return true
+        }
+        socket.writeFile(descriptor: descriptor, offset: offset, count: Int(count)) { error in completion(error == nil ? nil : ResponseBodyError.connectionClosed) }
+        updateTimer()
+        return true
+    }
+
     /// Ends a streamed body.
     func finishStream(id exchangeID: UInt64) {
         guard let exchange = current(exchangeID), let framing = exchange.framing else { return }

@@ -141,6 +141,11 @@ private final class CountingSink: ResponseBodySink {
         try await target.writeBodyChunk(bytes)
         written.withLock { $0 += bytes.count }
     }
+
+    func writeFile(descriptor: Int32, offset: Int64, count: Int64) async throws {
+        try await target.writeFile(descriptor: descriptor, offset: offset, count: count)
+        written.withLock { $0 += Int(count) }
+    }
 }
 
 extension Logger {

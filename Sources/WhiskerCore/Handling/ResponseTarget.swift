@@ -28,6 +28,13 @@ package protocol ResponseWriting: AnyObject, SendableMetatype {
     func finishStream(id: ExchangeID)
     func abortStream(id: ExchangeID)
     func switchProtocols(_ head: HTTPResponse, to next: any ProtocolSwitch, id: ExchangeID)
+    /// Queues a region of a file for the kernel to send (`completion` as for a chunk); false when
+    /// the connection cannot (TLS, HTTP/2): the body then reads the file in chunks.
+    func writeStreamFile(descriptor: Int32, offset: Int64, count: Int64, id: ExchangeID, completion: @escaping ((any Error)?) -> Void) -> Bool
+}
+
+extension ResponseWriting {
+    package func writeStreamFile(descriptor: Int32, offset: Int64, count: Int64, id: ExchangeID, completion: @escaping ((any Error)?) -> Void) -> Bool { false }
 }
 
 /// One exchange or stream of a connection as the place a handler's response goes: each call hops
@@ -65,6 +72,18 @@ package struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget 
     package func switchProtocols(_ head: HTTPResponse, to next: any ProtocolSwitch) {
         if connection.runIfOnQueue({ $0.switchProtocols(head, to: next, id: id) }) { return }
         connection.run { [id] in $0.switchProtocols(head, to: next, id: id) }
+    }
+
+    package func writeFile(descriptor: Int32, offset: Int64, count: Int64) async throws {
+        let sent = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+            connection.run { [id] connection in
+                let taken = connection.writeStreamFile(descriptor: descriptor, offset: offset, count: count, id: id) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: true) }
+                }
+                if !taken { continuation.resume(returning: false) }
+            }
+        }
+        if !sent { try await writeFileInChunks(descriptor: descriptor, offset: offset, count: count) }
     }
 
     package func writeBodyChunk(_ bytes: ArraySlice<UInt8>) async throws {

@@ -43,6 +43,8 @@ public struct Router<Value: Sendable>: Sendable {
     /// The node of each template that has no parameter, by its normalised path: such a request
     /// (`/api/emoji`) is matched with one lookup, its path never split into segments.
     private var staticPaths: [Substring: Int] = [:]
+    /// What answers a path no route has, by path prefix, longest first (``registerFallback(_:under:)``).
+    private var fallbacks: [(prefix: String, value: Value)] = []
 
     /// Every method some route answers, plus `HEAD` where `GET` is (what `OPTIONS *` reports).
     public private(set) var methods: Set<HTTPRequest.Method> = []
@@ -94,6 +96,21 @@ public struct Router<Value: Sendable>: Sendable {
         if method == .get { methods.insert(.head) }
     }
 
+    /// Adds what answers, for any method, a path under `prefix` that no route has (a path some
+    /// route has, for another method, still gets 405): files beside an API, a page of your own.
+    /// The longest prefix that a path starts with wins; `/` takes every path.
+    /// - Parameters:
+    ///   - value: What such a match returns, with no path parameters.
+    ///   - prefix: A path prefix starting with `/`; a prefix without a trailing slash also takes
+    ///     the path that is exactly the prefix (`/static` takes `/static` and `/static/a.css`).
+    /// - Throws: ``RouteError`` for a prefix that does not start with `/`, or one already taken.
+    public mutating func registerFallback(_ value: Value, under prefix: String) throws(RouteError) {
+        guard prefix.hasPrefix("/") else { throw RouteError(.invalidTemplate(prefix, "a fallback's prefix starts with /")) }
+        guard !fallbacks.contains(where: { $0.prefix == prefix }) else { throw RouteError(.duplicate(method: .get, path: prefix + "*", existing: prefix + "*")) }
+        fallbacks.append((prefix, value))
+        fallbacks.sort { $0.prefix.utf8.count > $1.prefix.utf8.count }
+    }
+
     /// Finds the route for a request.
     /// - Parameters:
     ///   - method: The request method. `HEAD` falls back to the `GET` route when no `HEAD` route exists.
@@ -107,7 +124,7 @@ public struct Router<Value: Sendable>: Sendable {
            let entry = nodes[node].handlers[method] ?? (method == .head ? nodes[node].handlers[.get] : nil) {
             return .found(entry.value, PathParameters())
         }
-        guard let segments = Self.segments(path) else { return .notFound }
+        guard let segments = Self.segments(path) else { return fallback(for: path) }
         var captures: [Substring] = []
         captures.reserveCapacity(4)
         var allowed: Set<HTTPRequest.Method> = []
@@ -116,9 +133,20 @@ public struct Router<Value: Sendable>: Sendable {
             for (name, value) in zip(entry.parameterNames, captures) { parameters.append(name: name, value: value) }
             return .found(entry.value, parameters)
         }
-        if allowed.isEmpty { return .notFound }
+        if allowed.isEmpty { return fallback(for: path) }
         if allowed.contains(.get) { allowed.insert(.head) }
         return .methodNotAllowed(allowed: allowed.sorted { $0.rawValue < $1.rawValue })
+    }
+
+    /// The fallback of the longest prefix of `path` (a prefix without a trailing slash ends at a
+    /// `/` of the path, or at its end), or not found.
+    private func fallback(for path: Substring) -> RouteMatch<Value> {
+        for (prefix, value) in fallbacks where path.hasPrefix(prefix) {
+            if prefix.hasSuffix("/") || path.utf8.count == prefix.utf8.count || path.utf8.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/") {
+                return .found(value, PathParameters())
+            }
+        }
+        return .notFound
     }
 
     /// The methods `path` has routes for (`HEAD` with `GET`), sorted; empty when it has none.

@@ -76,6 +76,28 @@ public actor WhiskerServer {
         try routes.register(Route(handler: handler, template: path, bodyLimit: limit, minBodyRate: rate), method: method, path: path)
     }
 
+    /// Adds what answers, for any method, a path under `prefix` that no route has: routes win,
+    /// and a path some route has for another method still gets 405. The longest prefix wins.
+    /// WhiskerStaticFiles' `serveFiles(from:at:)` is one; a page of your own for every unknown
+    /// path is another:
+    ///
+    ///     try server.registerFallback(under: "/") { request in
+    ///         Response(status: .notFound, body: .init(string: "no cats here\n"))
+    ///     }
+    ///
+    /// - Parameters:
+    ///   - prefix: A path prefix starting with `/` (`/` takes every path; `/static` takes
+    ///     `/static` and what is under `/static/`).
+    ///   - maxRequestBodySize: The largest request body it accepts.
+    ///   - handler: The handler; `request.pathParameters` is empty, and `request.head.path` is the
+    ///     whole path with its query.
+    /// - Throws: ``RouteError`` for a malformed or taken prefix, or a server that is already running.
+    public nonisolated func registerFallback(under prefix: String, maxRequestBodySize: RequestBodyLimit = .serverDefault, handler: @escaping HTTPHandler) throws(RouteError) {
+        let limit = maxRequestBodySize.bytes(serverDefault: configuration.limits.maxRequestBodySize)
+        let route = Route(handler: handler, template: prefix.hasSuffix("/") ? prefix + "*" : prefix + "/*", bodyLimit: limit, minBodyRate: configuration.limits.minRequestBodyRate)
+        try routes.register(route, method: nil, path: prefix)
+    }
+
     /// Listens and serves until ``shutdown()`` is called, then shuts down gracefully and returns;
     /// when the calling task is cancelled, closes everything at once and returns.
     /// - Parameter onListening: Called once with the bound addresses (with the real port when
@@ -223,10 +245,11 @@ final class RouteTable: Sendable {
     }
     private let state = Mutex(State())
 
-    func register(_ route: Route, method: HTTPRequest.Method, path: String) throws(RouteError) {
+    /// Adds `route`; a `nil` method: a fallback under the prefix `path`.
+    func register(_ route: Route, method: HTTPRequest.Method?, path: String) throws(RouteError) {
         try state.withLock { (state) throws(RouteError) in
-            guard !state.frozen else { throw RouteError(.serverRunning(method: method, path: path)) }
-            try state.router.register(route, method: method, path: path)
+            guard !state.frozen else { throw RouteError(.serverRunning(method: method ?? .get, path: path)) }
+            if let method { try state.router.register(route, method: method, path: path) } else { try state.router.registerFallback(route, under: path) }
             state.bodyLimits.append(route.bodyLimit)
         }
     }

@@ -64,7 +64,7 @@ enum ByteRangeSpec: Equatable, Sendable {
 
 /// How a response answers a request's `Range` header (RFC 9110 §14), decided once the handler's
 /// response is known.
-enum RangeAnswer: Equatable, Sendable {
+package enum RangeAnswer: Equatable, Sendable {
     /// The response goes out as it is; with `advertises`, it gains `Accept-Ranges: bytes`.
     case whole(advertises: Bool)
     /// 206 with these bytes of the representation.
@@ -79,10 +79,13 @@ enum RangeAnswer: Equatable, Sendable {
     /// representation (RFC 9110 allows ignoring `Range`; browsers and media players ask for one).
     /// An `If-Range` that does not match the response's `ETag` (strongly) or `Last-Modified`
     /// (exactly) also gets the whole representation.
-    static func decide(_ request: HTTPRequest, _ response: HTTPResponse, length: Int64?, asksRange: Bool = true) -> RangeAnswer {
+    /// - Parameter codedContent: Whether ranges also apply to a coded representation (a file's
+    ///   precompressed sibling, whose ranges are of the bytes sent; not a response that a step
+    ///   compresses on the way out).
+    package static func decide(_ request: HTTPRequest, _ response: HTTPResponse, length: Int64?, asksRange: Bool = true, codedContent: Bool = false) -> RangeAnswer {
         let fields = response.headerFields
         guard request.method == .get || request.method == .head, response.status == .ok, let length,
-              fields[.contentEncoding] == nil, fields[.contentRange] == nil,
+              codedContent || fields[.contentEncoding] == nil, fields[.contentRange] == nil,
               fields[.acceptRanges]?.lowercased() != "none"
         else { return .whole(advertises: false) }
         guard asksRange else { return .whole(advertises: true) }

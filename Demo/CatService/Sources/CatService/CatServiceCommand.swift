@@ -210,6 +210,12 @@ struct CatServiceCommand: AsyncParsableCommand {
     var contractCheck: Bool = false
 
     @Option(
+        name: .customLong("static"),
+        help: ArgumentHelp("A directory whose files are served at / beside the API (which keeps /api): index.html for a folder, .br and .gz siblings by Accept-Encoding; no dotfiles, no symbolic links. (default: none; env: CAT_SERVICE_STATIC)", valueName: "directory")
+    )
+    var staticDirectory: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
             "The lowest level of log message written to standard error: trace, debug, info, notice, warning, error or critical. (default: info; env: CAT_SERVICE_LOG_LEVEL)",
@@ -412,6 +418,8 @@ struct CatServiceCommand: AsyncParsableCommand {
         try server.webSocket("/ws/echo") { socket in
             for try await message in socket.messages { try await socket.send(message) }
         }
+        // Files at / beside the API: every route above wins, the files answer the rest.
+        if let directory = settings.staticDirectory { try server.serveFiles(from: directory, at: "/") }
 
         // SIGTERM or SIGINT drains the server (its own grace period bounds that); the group's
         // deadline, a little later, is only a backstop that cancels whatever is left.

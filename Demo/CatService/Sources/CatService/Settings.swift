@@ -19,6 +19,8 @@ struct Settings {
     var validation: Bool
     /// Responses checked against the document, violations logged and counted.
     var contractCheck: Bool
+    /// A directory served at / beside the API (--static).
+    var staticDirectory: String?
     /// Bearer tokens for GET /api/report: with reports:read, and known without it.
     var reportTokens: Set<String>
     var visitorTokens: Set<String>
@@ -43,6 +45,7 @@ struct Settings {
         metrics = try command.metrics ?? sources.bool("metrics") ?? false
         validation = try command.validation ?? sources.bool("validation") ?? true
         contractCheck = try (command.contractCheck ? true : nil) ?? sources.bool("contractCheck") ?? false
+        staticDirectory = try command.staticDirectory ?? sources.value("staticDirectory")?.text
         reportTokens = Set(!command.reportTokens.isEmpty ? command.reportTokens : (try sources.list("reportTokens") ?? []))
         visitorTokens = Set(!command.visitorTokens.isEmpty ? command.visitorTokens : (try sources.list("visitorTokens") ?? []))
         policies.streamDeadline = try Self.seconds(command.streamDeadline, flag: "--stream-deadline") ?? sources.seconds("streamDeadline") ?? policies.streamDeadline

@@ -39,7 +39,7 @@ enum SettingsSources {
         "validation": "CAT_SERVICE_VALIDATION", "contractCheck": "CAT_SERVICE_CONTRACT_CHECK",
         "reportTokens": "CAT_SERVICE_REPORT_TOKENS", "visitorTokens": "CAT_SERVICE_VISITOR_TOKENS",
         "streamDeadline": "CAT_SERVICE_STREAM_DEADLINE", "censusDeadline": "CAT_SERVICE_CENSUS_DEADLINE",
-        "adoptionRateLimit": "CAT_SERVICE_ADOPTION_RATE_LIMIT",
+        "adoptionRateLimit": "CAT_SERVICE_ADOPTION_RATE_LIMIT", "staticDirectory": "CAT_SERVICE_STATIC",
     ]
 
     /// The configuration file `--config` names, else `CAT_SERVICE_CONFIG`, if any.
