@@ -130,6 +130,18 @@ import WhiskerCore
         #expect(decoded.name == "Tom" && decoded.age == 3)
     }
 
+    @Test func query_DeepObject_AThousandMembers_AtMost32Violations() throws {
+        // The attack: a request line (8 KiB by default) full of members the object does not have.
+        let closed = #"{"name":"f","in":"query","style":"deepObject","schema":{"type":"object","additionalProperties":false}}"#
+        let hostile = "/op/1?" + (0..<1000).map { "f[\($0)]=" }.joined(separator: "&")
+        let found = try violations(closed, target: hostile)
+        #expect(found.count == 32, "a hostile query does not make a thousand-line answer")
+        #expect(found.first == "query f/0: is not a property this object has")
+        // The legitimate shape: as many members, each one the object takes.
+        let open = #"{"name":"f","in":"query","style":"deepObject","schema":{"type":"object","additionalProperties":{"type":"integer"}}}"#
+        #expect(try violations(open, target: "/op/1?" + (0..<1000).map { "f[\($0)]=\($0)" }.joined(separator: "&")) == [])
+    }
+
     // MARK: query, allowReserved and allowEmptyValue
 
     @Test func query_AllowReserved_ReadsReservedCharactersAsSent() throws {
