@@ -74,6 +74,13 @@ import WhiskerCore
         ])
         #expect(try violations(parameter, target: "/op/1?age=3") == ["query person/name: is required"])
         #expect(try violations(parameter, target: "/op/1?unrelated=x") == ["query person: is required"])
+
+        // A required object that requires no member, empty: the generated client sends nothing for it.
+        let options = #"{"name":"options","in":"query","required":true,"schema":{"type":"object","properties":{"age":{"type":"integer"}}}}"#
+        let empty = try clientTarget { try converter.setQueryItemAsURI(in: &$0, style: .form, explode: true, name: "options", value: Person()) }
+        #expect(empty == "/op/1?")
+        #expect(try violations(options, target: empty) == [])
+        #expect(try violations(options, target: "/op/1?age=x") == ["query options/age: must be an integer, got a string (\"x\")"])
     }
 
     @Test func query_FormUnexploded_SplitAtCommasAsSent_ThenDecoded() throws {

@@ -41,6 +41,10 @@ extension DocumentOperations {
         /// declares no properties): `nil` when it names its members, so that an exploded `form`
         /// object reads only the query items named after them.
         let additionalProperties: Typing?
+        /// Whether an object requires a member (`required` lists one). A required exploded object
+        /// that requires none may come as nothing at all: the generated client writes an empty
+        /// object so (`form` and `deepObject` write one item per member), and that is its value.
+        let requiresMembers: Bool
 
         /// Reads the parameter object `parameter` (`$ref` resolved) found at `location`.
         init(_ parameter: JSONValue, at location: String, schemas: inout SchemaSet) throws(DocumentError) {
@@ -70,10 +74,12 @@ extension DocumentOperations {
                 shape = .object
                 properties = Dictionary(members.properties.map { ($0.name, schemas.typing(of: $0.schema)) }, uniquingKeysWith: { first, _ in first })
                 additionalProperties = members.additional.map { schemas.typing(of: $0) } ?? (members.properties.isEmpty && !members.closed ? Typing() : nil)
+                requiresMembers = members.requiresMembers
             } else {
                 shape = typing.isArray && !isJSON ? .array : .primitive
                 properties = [:]
                 additionalProperties = nil
+                requiresMembers = false
             }
         }
 
@@ -93,11 +99,13 @@ extension SchemaSet {
 
     /// The members the schema at `index` declares, if it is an object (its `type` says `object`,
     /// or it has no `type` and declares `properties`), following `$ref` and `allOf`: the
-    /// properties, the schema of the other members, and whether it forbids them.
-    func objectMembers(of index: Int) -> (properties: [(name: String, schema: Int)], additional: Int?, closed: Bool)? {
+    /// properties, the schema of the other members, whether it forbids them, and whether it
+    /// requires any.
+    func objectMembers(of index: Int) -> (properties: [(name: String, schema: Int)], additional: Int?, closed: Bool, requiresMembers: Bool)? {
         var properties: [(name: String, schema: Int)] = []
         var additional: Int?
         var closed = false
+        var requiresMembers = false
         var isObject = false
         var pending = [index]
         var visited: Set<Int> = []
@@ -112,9 +120,10 @@ extension SchemaSet {
             properties += node.properties
             additional = additional ?? node.additionalProperties
             closed = closed || node.noAdditionalProperties
+            requiresMembers = requiresMembers || !node.required.isEmpty || (node.minProperties ?? 0) > 0
             if let reference = node.reference { pending.append(reference) }
             pending += node.allOf.reversed()
         }
-        return isObject ? (properties, additional, closed) : nil
+        return isObject ? (properties, additional, closed, requiresMembers) : nil
     }
 }

@@ -76,7 +76,7 @@ extension RequestValidator {
                 guard name.hasPrefix(prefix), let close = name.firstIndex(of: "]") else { continue }
                 members.add(name[name.index(name.startIndex, offsetBy: prefix.count)..<close], decoded(item.value))
             }
-            return members.list.isEmpty ? .absent : .value(object(members, of: parameter))
+            return exploded(members, of: parameter)
         }
         if parameter.shape == .object, parameter.explode {
             // `role=admin&name=Alex`: the items named after the object's members (and, for an
@@ -87,7 +87,7 @@ extension RequestValidator {
                 guard isMember(name, of: parameter, in: .query, siblings: siblings) else { continue }
                 members.add(name, decoded(item.value))
             }
-            return members.list.isEmpty ? .absent : .value(object(members, of: parameter))
+            return exploded(members, of: parameter)
         }
         // The fast path, `?count=3`: the first item of that name, decoded, no copy unless escaped.
         if parameter.shape == .primitive || parameter.isJSON {
@@ -180,7 +180,7 @@ extension RequestValidator {
             for cookie in cookies where isMember(cookie.name, of: parameter, in: .cookie, siblings: siblings) {
                 members.add(cookie.name, decoded(cookie.value))
             }
-            return members.list.isEmpty ? .absent : .value(object(members, of: parameter))
+            return exploded(members, of: parameter)
         }
         let values = cookies.filter { $0.name == parameter.name }.map(\.value)
         guard let first = values.first else { return .absent }
@@ -238,6 +238,14 @@ extension RequestValidator {
         var members = Members()
         for index in stride(from: 0, to: parts.count, by: 2) { members.add(parts[index], parts[index + 1]) }
         return .value(object(members, of: parameter))
+    }
+
+    /// An exploded object (`form` or `deepObject`): its members, or, with none, absent; but a
+    /// required object that requires no member is then the empty object, which is how the
+    /// generated client sends one.
+    private static func exploded(_ members: Members, of parameter: DocumentOperations.Parameter) -> Reading {
+        guard members.list.isEmpty else { return .value(object(members, of: parameter)) }
+        return parameter.required && !parameter.requiresMembers ? .value(.object([])) : .absent
     }
 
     /// An object's members in the order they came, each with every value given for it; found by
