@@ -338,8 +338,16 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
-        // The readers and the schema keywords, from strings, with no server.
-        .testTarget(name: "OpenAPIWhiskerDocumentTests", dependencies: ["OpenAPIWhiskerDocument"]),
+        // The readers, the schema keywords and the parameter styles, from strings, with no server;
+        // the runtime's Converter (its `Generated` SPI) encodes parameters as the generated client does.
+        .testTarget(
+            name: "OpenAPIWhiskerDocumentTests",
+            dependencies: [
+                "OpenAPIWhiskerDocument", "WhiskerCore",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // CWhiskerSystem: the heap figure (mallinfo2) the rate limiter's memory test reads.
         .testTarget(
             name: "OpenAPIWhiskerTests",

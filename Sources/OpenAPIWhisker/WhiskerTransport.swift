@@ -70,7 +70,8 @@ public struct WhiskerTransport: ServerTransport {
     ///     let transport = try WhiskerTransport(server, validatingAgainst: try OpenAPIDocument(yaml: yaml))
     ///
     /// Checked: the operation's parameters (path, query, header, cookie: `required`, and the
-    /// schema's `type`, bounds, lengths, `pattern`, `enum`, arrays in the parameter's style), the
+    /// schema's `type`, bounds, lengths, `pattern`, `enum`, `format`, arrays and objects read in
+    /// the parameter's `style` and `explode`, `deepObject` among them), the
     /// request's `Content-Type` against the media types the operation takes (`415` if it is not
     /// one), a required body's presence, and a JSON body (`application/json`, `*+json`) against
     /// its schema (the keywords `SchemaSet` lists: types, `required`, bounds, lengths,

@@ -7,23 +7,6 @@ public struct DocumentError: Error, CustomStringConvertible, Sendable {
 /// The operations of an OpenAPI document as validation reads them: parameters, request bodies
 /// and responses, with their schemas compiled once.
 package struct DocumentOperations: Sendable {
-    struct Parameter: Sendable {
-        enum Location: String, Sendable { case path, query, header, cookie }
-        let name: String
-        let location: Location
-        let required: Bool
-        let schema: Int?
-        /// The types its schema allows (following a `$ref`), and its items' for an array: how a
-        /// value's text is read (`3` as an integer where the schema says `integer`).
-        let types: Set<String>
-        let itemTypes: Set<String>
-        /// `form` with `explode` (the query's default): an array is the parameter repeated;
-        /// otherwise its items are separated by commas (or `|`, ` ` for `pipeDelimited`,
-        /// `spaceDelimited`).
-        let explode: Bool
-        let separator: Character
-    }
-
     struct MediaTypes: Sendable {
         /// Media type ranges (`application/json`, `text/*`, `*/*`) and their schemas.
         var types: [(range: String, schema: Int?)] = []
@@ -103,21 +86,10 @@ package struct DocumentOperations: Sendable {
                 let location = "#/paths/\(path)/\(method)"
                 var parameters: [Parameter] = []
                 for parameter in (operation["parameters"]?.array ?? []) + shared {
-                    let parameter = try Self.resolved(parameter, in: root)
-                    guard let name = parameter["name"]?.string,
-                          let place = parameter["in"]?.string.flatMap(Parameter.Location.init(rawValue:))
-                    else { throw DocumentError("\(location): a parameter without a name or a known `in`") }
+                    let parameter = try Parameter(try Self.resolved(parameter, in: root), at: location, schemas: &schemas)
                     // An operation's own parameter overrides the path's of the same name and place.
-                    if parameters.contains(where: { $0.name == name && $0.location == place }) { continue }
-                    let style = parameter["style"]?.string ?? (place == .query || place == .cookie ? "form" : "simple")
-                    let schema = try parameter["schema"].map { schema throws(DocumentError) in try schemas.compile(schema, at: "\(location)/parameters/\(name)") }
-                    parameters.append(Parameter(
-                        name: name, location: place, required: parameter["required"]?.bool ?? (place == .path), schema: schema,
-                        types: schema.flatMap { schemas.types(of: $0) } ?? [],
-                        itemTypes: schema.flatMap { schemas.itemSchema(of: $0) }.flatMap { schemas.types(of: $0) } ?? [],
-                        explode: parameter["explode"]?.bool ?? (style == "form"),
-                        separator: style == "pipeDelimited" ? "|" : style == "spaceDelimited" ? " " : ","
-                    ))
+                    if parameters.contains(where: { $0.name == parameter.name && $0.location == parameter.location }) { continue }
+                    parameters.append(parameter)
                 }
                 // Reported in the order of the request: path, query, headers, cookies.
                 let places: [Parameter.Location] = [.path, .query, .header, .cookie]

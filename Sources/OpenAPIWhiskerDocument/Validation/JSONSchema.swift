@@ -6,8 +6,10 @@ import Foundation
 /// numbers), `multipleOf`, `minLength`, `maxLength` (in Unicode code points), `pattern`, `items`,
 /// `prefixItems`, `minItems`, `maxItems`, `uniqueItems`, `properties`, `required`,
 /// `additionalProperties` (`false` or a schema), `minProperties`, `maxProperties`, `allOf`,
-/// `anyOf`, `oneOf`, `not`, and `$ref` to anywhere in the document (`#/components/schemas/...`).
-/// Annotations (`format`, `description`, `default`, `example`, `readOnly`...) are not checked.
+/// `anyOf`, `oneOf`, `not`, `$ref` to anywhere in the document (`#/components/schemas/...`), and
+/// the `format`s ``SchemaFormat`` names (`date-time`, `date`, `uuid`, `email`, `uri`, `byte`,
+/// `int32`, `int64`). Annotations (other formats, `description`, `default`, `example`,
+/// `readOnly`...) are not checked.
 struct SchemaSet: Sendable {
     /// One compiled schema; children are indexes into ``SchemaSet/nodes``.
     struct Node: Sendable {
@@ -23,6 +25,7 @@ struct SchemaSet: Sendable {
         var minLength: Int?
         var maxLength: Int?
         var pattern: (source: String, regex: NSRegularExpression)?
+        var format: SchemaFormat?
         var items: Int?
         var prefixItems: [Int] = []
         var minItems: Int?
@@ -88,6 +91,7 @@ struct SchemaSet: Sendable {
                 throw DocumentError("\(location)/pattern: \(pattern) is not a regular expression this platform reads")
             }
         }
+        node.format = schema["format"]?.string.flatMap(SchemaFormat.init(rawValue:))
         if let items = schema["items"] {
             if let tuple = items.array {
                 node.prefixItems = try tuple.enumerated().map { (offset, item) throws(DocumentError) in try compile(item, at: "\(location)/items/\(offset)") }
@@ -190,6 +194,7 @@ extension SchemaSet {
                 let quotient = number / divisor
                 if abs(quotient - quotient.rounded()) > 1e-9 { fail("must be a multiple of \(Self.number(divisor)), got \(value.jsonText)") }
             }
+            if let format = node.format, let problem = format.problem(with: value) { fail(problem) }
         case .string(let text):
             if node.minLength != nil || node.maxLength != nil {
                 let length = text.unicodeScalars.count
@@ -204,6 +209,7 @@ extension SchemaSet {
                 let range = NSRange(text.startIndex..<text.endIndex, in: text)
                 if pattern.regex.firstMatch(in: text, range: range) == nil { fail("must match the pattern \(pattern.source)") }
             }
+            if let format = node.format, let problem = format.problem(with: text) { fail(problem) }
         case .array(let items):
             if let minimum = node.minItems, items.count < minimum { fail("must have at least \(minimum) item\(minimum == 1 ? "" : "s"), got \(items.count)") }
             if let maximum = node.maxItems, items.count > maximum { fail("must have at most \(maximum) item\(maximum == 1 ? "" : "s"), got \(items.count)") }
@@ -294,7 +300,7 @@ extension SchemaSet {
     }
 
     /// A value as a message shows it: short.
-    private static func shown(_ value: JSONValue) -> String {
+    static func shown(_ value: JSONValue) -> String {
         let text = value.jsonText
         return text.count > 40 ? String(text.prefix(37)) + "..." : text
     }

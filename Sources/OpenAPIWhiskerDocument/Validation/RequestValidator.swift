@@ -8,50 +8,32 @@ package struct RequestValidator: Sendable {
     /// The operation's security requirements and how to authenticate a credential, when checked.
     let security: (SecurityRequirements, @Sendable (SecurityScheme, Credential) async throws -> Principal?)?
 
-    /// Every parameter the request lacks or gives a value the document does not allow.
+    /// Every parameter the request lacks or gives a value the document does not allow, each
+    /// read as its `style` and `explode` say (``readParameter(_:query:head:pathParameters:)``).
     func parameterViolations(of head: HTTPRequest, pathParameters: PathParameters) -> [Violation] {
         var violations: [Violation] = []
         guard !operation.parameters.isEmpty else { return violations }
-        let query = Self.queryItems(of: head.path ?? "")
+        // Names and values as sent: a name is decoded where it is compared, a value where it is
+        // read (after its delimiters split it), so that `?count=3` copies nothing.
+        let query = QueryString.rawItems(of: head.path ?? "")
         for parameter in operation.parameters {
-            let values: [Substring]
-            switch parameter.location {
-            case .path:
-                values = pathParameters[parameter.name].map { [Self.percentDecoded($0, plusIsSpace: false)] } ?? []
-            case .query:
-                values = query.filter { $0.name == parameter.name }.map(\.value)
-            case .header:
-                values = HTTPField.Name(parameter.name).map { head.headerFields[values: $0].map { Substring($0) } } ?? []
-            case .cookie:
-                values = Self.cookies(in: head.headerFields[values: .cookie]).filter { $0.name == parameter.name }.map(\.value)
-            }
-            guard !values.isEmpty else {
+            switch readParameter(parameter, query: query, head: head, pathParameters: pathParameters) {
+            case .absent:
                 if parameter.required { violations.append(Violation(location: parameter.location.rawValue, name: parameter.name, detail: "is required")) }
+            case .emptyAllowed:
                 continue
-            }
-            guard let schema = parameter.schema else { continue }
-            let value = Self.typed(values, as: parameter)
-            var found: [(pointer: String, detail: String)] = []
-            schemas.check(value, against: schema, pointer: "", into: &found)
-            for (pointer, detail) in found {
-                violations.append(Violation(location: parameter.location.rawValue, name: parameter.name + pointer, detail: detail))
+            case .malformed(let detail):
+                violations.append(Violation(location: parameter.location.rawValue, name: parameter.name, detail: detail))
+            case .value(let value):
+                guard let schema = parameter.schema else { continue }
+                var found: [(pointer: String, detail: String)] = []
+                schemas.check(value, against: schema, pointer: "", into: &found)
+                for (pointer, detail) in found {
+                    violations.append(Violation(location: parameter.location.rawValue, name: parameter.name + pointer, detail: detail))
+                }
             }
         }
         return violations
-    }
-
-    /// The values of a parameter as the JSON its schema describes: `3` as an integer where the
-    /// schema says `integer`, items of an array split as the parameter's style says.
-    private static func typed(_ values: [Substring], as parameter: DocumentOperations.Parameter) -> JSONValue {
-        if parameter.types.contains("array") {
-            let items = parameter.explode && parameter.location == .query
-                ? values
-                : values.flatMap { $0.split(separator: parameter.separator, omittingEmptySubsequences: false) }
-            return .array(items.map { scalar($0, types: parameter.itemTypes) })
-        }
-        // A parameter given more than once where one value is expected: the first counts, as
-        // the generated code reads it.
-        return scalar(values[0], types: parameter.types)
     }
 
     /// `text` as the scalar `types` asks for, or as a string when it is not one (so that the
