@@ -14,6 +14,9 @@ let package = Package(
         // Test support: in-process connections, a live server on a free port, and a
         // ClientTransport for a generated Client (as HummingbirdTesting is to Hummingbird).
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
+        // The target's openapi.yaml as `OpenAPIDocument.embedded`, at build time: list it next to
+        // the generator's plugin and write `try WhiskerTransport(server, validatingAgainst: .embedded)`.
+        .plugin(name: "WhiskerEmbedDocument", targets: ["WhiskerEmbedDocument"]),
     ],
     // `import Whisker` with the default traits is the whole server; a package that wants less says
     // `.package(url: ..., from: ..., traits: [])` (or names the ones it wants) and builds none of
@@ -139,6 +142,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The document embedded at build time: the plugin finds the target's openapi.yaml (as the
+        // generator's plugin does) and runs the tool, which writes `OpenAPIDocument.embedded` as
+        // a raw string literal. The tool has no dependencies, Foundation included: a package that
+        // depends on Whisker builds it in a second.
+        .executableTarget(name: "WhiskerEmbedDocumentTool"),
+        .plugin(name: "WhiskerEmbedDocument", capability: .buildTool(), dependencies: ["WhiskerEmbedDocumentTool"]),
         // The one import: the core, the transport and the modules without system libraries always;
         // HTTPS, HTTP/2, compression, the service-lifecycle Service, metrics and tracing, and
         // settings from files with their traits (the first three on by default).
@@ -338,6 +347,19 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
+        // The tool's literals, compiled with swiftc and compared byte for byte with the documents.
+        // It compiles the tool's EmbeddedDocumentSource.swift itself (a symlink): a test bundle
+        // that depended on the executable, which the plugin also builds as its tool, would link
+        // the tool's code twice.
+        .testTarget(name: "WhiskerEmbedDocumentToolTests"),
+        // The plugin as a user lists it: this target's openapi.yaml (a symlink into Documents/)
+        // embedded as OpenAPIDocument.embedded.
+        .testTarget(
+            name: "WhiskerEmbedDocumentTests",
+            dependencies: ["Whisker"],
+            exclude: ["Documents"],
+            plugins: ["WhiskerEmbedDocument"]
+        ),
         // The readers, the schema keywords and the parameter styles, from strings, with no server;
         // the runtime's Converter (its `Generated` SPI) encodes parameters as the generated client does.
         .testTarget(
@@ -360,7 +382,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -48,6 +48,8 @@ allowed = {
     "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "WhiskerStaticFiles", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "Configuration"},
     "WhiskerConfiguration": {"WhiskerCore", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
+    # The tool the WhiskerEmbedDocument plugin runs in a user'"'"'s build: nothing to build before it.
+    "WhiskerEmbedDocumentTool": set(),
 }
 # Modules a target'"'"'s sources must never import, whatever Package.swift says.
 forbidden_imports = {
@@ -63,6 +65,8 @@ forbidden_imports = {
     # The middlewares know the runtime and the document, not the transport that serves them.
     "OpenAPIWhiskerPolicies": {"OpenAPIWhisker", "WhiskerTLS", "WhiskerHTTP2"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
+    # No Foundation (nor anything else): a user'"'"'s build runs it, and builds it first.
+    "WhiskerEmbedDocumentTool": {"Foundation", "FoundationEssentials", "WhiskerCore", "Whisker", "OpenAPIWhiskerDocument"},
     # The composition of the modules'"'"' keys, not a hub: each module reads its own.
     "WhiskerConfiguration": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerObservability", "WhiskerLifecycle", "OpenAPIWhisker", "Whisker"},
     # The core'"'"'s tests test the core alone: HTTP/2, TLS and observability have their own targets.

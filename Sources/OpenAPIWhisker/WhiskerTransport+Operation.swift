@@ -62,6 +62,7 @@ struct RegisteredOperation: Sendable {
             if Task.isCancelled { throw CancellationError() }
             guard let convertible = error as? any HTTPResponseConvertible else { throw error }
             if let refusal = WhiskerTransport.undecodableQuery(error, request: request.head, logger: logger) { return refusal }
+            if let refusal = WhiskerTransport.undecodableParameter(error, request: request.head, pathParameters: parameters, logger: logger) { return refusal }
             return WhiskerTransport.response(for: convertible, error: error, request: request.head, logger: logger)
         }
     }

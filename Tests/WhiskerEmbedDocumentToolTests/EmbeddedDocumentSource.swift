@@ -1,0 +1,1 @@
+../../Sources/WhiskerEmbedDocumentTool/EmbeddedDocumentSource.swift
