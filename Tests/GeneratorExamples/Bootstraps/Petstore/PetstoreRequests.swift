@@ -9,8 +9,8 @@ struct CheckFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
-    if !condition { throw CheckFailure(message()) }
+func expect(_ condition: Bool, _ message: @autoclosure () throws -> String) throws {
+    if !condition { throw CheckFailure(try message()) }
 }
 
 struct PetstoreRequest: Sendable {
