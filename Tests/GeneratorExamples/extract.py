@@ -17,7 +17,6 @@ rule does not apply as expected, stops it with the reason.
 import hashlib
 import os
 import re
-import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -109,44 +108,71 @@ def point_client(path, text):
     return new
 
 
-sources = os.path.join(scratch, "Sources")
-shutil.rmtree(sources, ignore_errors=True)
+# Everything is laid out in memory first, then written where it differs: an unchanged file keeps
+# its time, so that a second run rebuilds nothing.
+files = {}  # path under SCRATCH: bytes
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def add_folder(source, destination):
+    for folder, _, names in os.walk(source):
+        for name in names:
+            path = os.path.join(folder, name)
+            files[os.path.join(destination, os.path.relpath(path, source))] = read(path)
+
+
 for target, (kind, folder) in TARGETS.items():
     source_dir = os.path.join(E, folder)
     if not os.path.isdir(source_dir):
         fail("%s: no folder %s in the generator's Examples" % (target, folder))
-    out = os.path.join(sources, target)
-    os.makedirs(out)
+    out = os.path.join("Sources", target)
     for name in sorted(os.listdir(source_dir)):
         path = os.path.join(source_dir, name)
         relative = os.path.relpath(path, examples)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read(path).decode("utf-8")
         if name.endswith(".swift") and kind == "server" and re.search(r"^@main struct ", text, re.M):
             text = cut_server(relative, text)
         elif name.endswith(".swift") and kind == "client":
             text = point_client(relative, text)
-        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-            f.write(text)
+        files[os.path.join(out, name)] = text.encode("utf-8")
     if kind == "server":
-        for name in os.listdir(os.path.join(BOOTSTRAPS, target)):
-            shutil.copy(os.path.join(BOOTSTRAPS, target, name), out)
-        shutil.copy(os.path.join(BOOTSTRAPS, "Shared", "ExampleDocument.swift"), out)
+        add_folder(os.path.join(BOOTSTRAPS, target), out)
+        files[os.path.join(out, "ExampleDocument.swift")] = read(os.path.join(BOOTSTRAPS, "Shared", "ExampleDocument.swift"))
     elif kind == "client":
-        shutil.copy(os.path.join(BOOTSTRAPS, "Shared", "ExampleServerURL.swift"), out)
+        files[os.path.join(out, "ExampleServerURL.swift")] = read(os.path.join(BOOTSTRAPS, "Shared", "ExampleServerURL.swift"))
 
 # The swagger-ui example's Public folder, served by its bootstrap.
-public = os.path.join(scratch, "Public")
-shutil.rmtree(public, ignore_errors=True)
-shutil.copytree(os.path.join(E, "swagger-ui-endpoint-example", "Public"), public)
-
+add_folder(os.path.join(E, "swagger-ui-endpoint-example", "Public"), "Public")
 # Ours: the support library, and the petstore target on the generator's reference document.
-shutil.copytree(os.path.join(BOOTSTRAPS, "ExampleSupport"), os.path.join(sources, "ExampleSupport"))
-shutil.copytree(os.path.join(BOOTSTRAPS, "Petstore"), os.path.join(sources, "Petstore"))
-shutil.copy(os.path.join(BOOTSTRAPS, "Shared", "ExampleDocument.swift"), os.path.join(sources, "Petstore"))
-shutil.copy(os.path.join(examples, "Tests/OpenAPIGeneratorReferenceTests/Resources/Docs/petstore.yaml"),
-            os.path.join(sources, "Petstore", "openapi.yaml"))
+add_folder(os.path.join(BOOTSTRAPS, "ExampleSupport"), os.path.join("Sources", "ExampleSupport"))
+add_folder(os.path.join(BOOTSTRAPS, "Petstore"), os.path.join("Sources", "Petstore"))
+files[os.path.join("Sources", "Petstore", "ExampleDocument.swift")] = read(os.path.join(BOOTSTRAPS, "Shared", "ExampleDocument.swift"))
+files[os.path.join("Sources", "Petstore", "openapi.yaml")] = read(
+    os.path.join(examples, "Tests/OpenAPIGeneratorReferenceTests/Resources/Docs/petstore.yaml"))
+
+written = 0
+for top in ("Sources", "Public"):
+    for folder, _, names in os.walk(os.path.join(scratch, top), topdown=False):
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.relpath(path, scratch) not in files:
+                os.remove(path)
+        if not os.listdir(folder):
+            os.rmdir(folder)
+for relative, data in files.items():
+    path = os.path.join(scratch, relative)
+    if os.path.exists(path) and read(path) == data:
+        continue
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+    written += 1
 
 with open(os.path.join(scratch, "extract.log"), "w") as f:
     f.write("\n".join(log) + "\n")
-print("extract.py: %d targets laid out in %s (edits: %s)" % (len(TARGETS) + 2, sources, os.path.join(scratch, "extract.log")))
+print("extract.py: %d targets in %s, %d files written (edits: %s)" % (
+    len(TARGETS) + 2, os.path.join(scratch, "Sources"), written, os.path.join(scratch, "extract.log")))

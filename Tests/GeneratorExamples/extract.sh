@@ -12,7 +12,8 @@ checkout=$scratch/.build/checkouts/swift-openapi-generator
 [[ -d $checkout ]] || { echo "extract.sh: no checkout of swift-openapi-generator in $scratch/.build (resolve first)" >&2; exit 1; }
 version=$(python3 -c 'import json,sys; pins = json.load(open(sys.argv[1]))["pins"]; print(next(p["state"].get("version") or p["state"]["revision"] for p in pins if p["identity"] == "swift-openapi-generator"))' "$scratch/Package.resolved")
 revision=$(git -C "$checkout" rev-parse HEAD)
-echo "extract.sh: swift-openapi-generator $version ($revision), from $(git -C "$checkout" remote get-url origin)"
+origin=$(git -C "$checkout" remote get-url origin)
+echo "extract.sh: swift-openapi-generator $version ($revision), from $(git -C "$origin" remote get-url origin 2>/dev/null || echo "$origin")"
 rm -rf "$scratch/generator"
 mkdir -p "$scratch/generator"
 git -C "$checkout" archive "$revision" Examples Tests/OpenAPIGeneratorReferenceTests/Resources/Docs/petstore.yaml |
