@@ -3,15 +3,18 @@ import Foundation
 import Whisker
 
 extension OpenAPIDocument {
-    /// The target's openapi.yaml, the one the generator's plugin read.
-    ///
-    /// Until wt-embed's `WhiskerEmbedDocument` plugin is merged this reads the extracted file beside
-    /// this one; then the one-line switch is `static var exampleDocument: OpenAPIDocument { .embedded }`
-    /// here (and `embedDocument = true` in Package.swift.template, which adds the plugin).
+    /// The target's openapi.yaml, the one the generator's plugin read: embedded at build time by
+    /// Whisker's `WhiskerEmbedDocument` plugin when Package.swift.template says `embedDocument = true`
+    /// (the one-line switch, which also adds the plugin to the targets), else read from the
+    /// extracted file beside this one.
     static var exampleDocument: OpenAPIDocument {
         get throws {
+            #if WHISKER_EMBEDDED_DOCUMENT
+            return .embedded
+            #else
             let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("openapi.yaml")
             return OpenAPIDocument(yaml: Array(try Data(contentsOf: url)))
+            #endif
         }
     }
 }
