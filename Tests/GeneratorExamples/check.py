@@ -195,6 +195,10 @@ def check_content_types(validate):
                         r"Received a name: 'Frank', header value: 'en_US'", r"Received a name: 'Not Frank', header value: '<nil>'"]:
             expect(server.wait_for(pattern, 5), "the server did not print /%s/ for the client's requests" % pattern)
 
+        if validate:
+            # The document enforced: a greeting without its required message never reaches the handler.
+            for protocol, status, _, data in both(server.port, "POST", "/api/exampleJSON", b"{}", {"Content-Type": "application/json"}):
+                expect(status == 400 and b"message" in data, "%s POST {} to exampleJSON: %d %r" % (protocol, status, data[:200]))
         for protocol, status, fields, data in both(server.port, "GET", "/api/exampleRawBytes"):
             expect(status == 200 and data == b"snow\n", "%s raw bytes: %d %r" % (protocol, status, data))
         for protocol, status, fields, data in both(server.port, "GET", "/api/examplePlainText"):
@@ -336,6 +340,8 @@ def check_event_streams(validate):
                        % (label, end - events[-1][0]))
         status, _, data = request(server.port, "GET", "/api/greetings?count=notanumber")
         expect(status == 400, "GET ?count=notanumber: %d, not 400" % status)
+        if validate:
+            expect(b"count" in data, "GET ?count=notanumber: the 400 does not name count: %r" % data[:200])
 
 
 # --- bidirectional-event-streams: the client example's exchange, to its end ---
