@@ -3,7 +3,7 @@
 #   make deps    install the system packages the build and the tests need (apt-get, only if missing)
 #   make build   build the library and the cat-service demo
 #   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
-#   make test    the layer check, the documentation, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary
+#   make test    the layer check, the documentation, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary, then the generator's examples on Whisker (test-examples)
 #   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport) against Benchmarks/Allocations/Thresholds
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
@@ -57,7 +57,8 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # is started as a service: the tests run their own on loopback. slowhttptest plays slowloris, slow
 # POST and slow read in slow-clients.sh, which counts the connections left with ss (iproute2).
 # The Python client `websockets` (PyPI, its sync client: version 13 or later) speaks WebSocket to
-# /ws/echo in websocket.sh.
+# /ws/echo in websocket.sh. The HTTP/2 library `h2` (PyPI) drives the generator's bidirectional
+# example over h2c in test-examples, sending and reading on one stream at once.
 deps:
 	@missing=(); \
 	pkg-config --exists libnghttp2 openssl 2>/dev/null || missing+=(pkg-config libnghttp2-dev libssl-dev); \
@@ -87,6 +88,10 @@ deps:
 	if ! python3 -c 'import websockets' 2>/dev/null; then \
 	    echo "deps: installing websockets (PyPI)"; \
 	    python3 -m pip install --quiet 'websockets>=13'; \
+	fi; \
+	if ! python3 -c 'import h2' 2>/dev/null; then \
+	    echo "deps: installing h2 (PyPI)"; \
+	    python3 -m pip install --quiet 'h2>=4'; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.
@@ -112,7 +117,7 @@ run: deps
 # test: the library's unit and in-process tests, the allocation budget, then the demo's curl tests
 # (Demo/CatService/Tests/run-all.sh, which ends with "N passed, N failed"), then both again on the
 # Dispatch-source I/O backend (test-dispatch: about as long as test-lib and test-demo's curl part).
-test: deps test-layers docs test-lib test-budget test-demo test-dispatch
+test: deps test-layers docs test-lib test-budget test-demo test-dispatch test-examples
 
 # The module layers (Scripts/check-layers.sh: dependencies, imports, folder sizes), and the
 # HTTP/1.1-only example, which must link no TLS or HTTP/2 library and serve as a client expects.
@@ -189,9 +194,31 @@ test-dispatch: build-demo
 	WHISKER_IO_BACKEND=dispatch $(MAKE) test-lib
 	WHISKER_IO_BACKEND=dispatch H2SPEC="$(abspath $(H2SPEC))" $(DEMO)/Tests/run-all.sh "$$($(DEMO_TEST_BUILD) --show-bin-path)/cat-service"
 
-# clean: every build folder of the library, the demo and the allocation budget.
+# test-examples: swift-openapi-generator's own examples on Whisker (Tests/GeneratorExamples, README.md
+# there). The scratch package EXAMPLES (git ignores it) is made from Package.swift.template and
+# resolved; extract.sh takes the examples from SwiftPM's checkout of the generator at the version
+# resolved (nothing of theirs is committed), cuts each server's bootstrap (their handlers byte for
+# byte, checked) and puts ours beside; one build, bounded by EXAMPLES_BUILD_TIMEOUT seconds, makes
+# every example; check.py runs each without and with validation over HTTP/1.1 and h2c, with their
+# client examples, and ends with "N passed, M failed". EXAMPLES_ONLY="event-streams petstore" runs some.
+EXAMPLES := .build-examples
+EXAMPLES_BUILD = $(SWIFT) build --package-path $(EXAMPLES)
+EXAMPLES_BUILD_TIMEOUT ?= 1800
+EXAMPLES_ONLY ?=
+unexport EXAMPLES_BUILD_TIMEOUT EXAMPLES_ONLY
+.PHONY: test-examples
+test-examples: deps
+	mkdir -p $(EXAMPLES)
+	cp Tests/GeneratorExamples/Package.swift.template $(EXAMPLES)/Package.swift
+	WHISKER_EXAMPLES_RESOLVE_ONLY=1 $(SWIFT) package --package-path $(EXAMPLES) resolve
+	Tests/GeneratorExamples/extract.sh $(EXAMPLES)
+	rm -f $(EXAMPLES)/.build/*/debug/description.json
+	timeout $(EXAMPLES_BUILD_TIMEOUT) $(EXAMPLES_BUILD)
+	Tests/GeneratorExamples/check.py "$$($(EXAMPLES_BUILD) --show-bin-path)" $(EXAMPLES) $(EXAMPLES_ONLY)
+
+# clean: every build folder of the library, the demo, the allocation budget and the examples.
 clean:
-	rm -rf .build .build-http1-only $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build
+	rm -rf .build .build-http1-only $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build $(EXAMPLES)
 
 # docs: one combined DocC archive of the library's modules, DOCS_MODULES (every Swift library target:
 # the umbrella `Whisker` first, whose catalog Sources/Whisker/Whisker.docc holds the landing page and
