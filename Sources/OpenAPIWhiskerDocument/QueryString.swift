@@ -10,12 +10,28 @@
 /// reads (`?debug=`, `?a=&count=1`, `?count=1&x=2`): what it decodes is what the checks saw.
 package enum QueryString {
     /// The name-value pairs of a target's query, still percent-encoded.
-    static func rawItems(of target: some StringProtocol) -> [(name: Substring, value: Substring)] {
-        guard let query = query(of: target) else { return [] }
-        return query.split(separator: "&").map { item in
-            guard let equals = item.firstIndex(of: "=") else { return (Substring(item), "") }
-            return (Substring(item[..<equals]), Substring(item[item.index(after: equals)...]))
+    ///
+    /// Found by its bytes (a request target is visible ASCII, so a delimiter is never part of a
+    /// character): one array, no copy of the text. Searched character by character, the same
+    /// query of one item took 22 allocations (issue 40).
+    static func rawItems(of target: String) -> [(name: Substring, value: Substring)] {
+        let bytes = target.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard let mark = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) else { return [] }
+        var items: [(name: Substring, value: Substring)] = []
+        var start = bytes.index(after: mark)
+        while start < end {
+            let itemEnd = bytes[start..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+            if start < itemEnd {
+                if let equals = bytes[start..<itemEnd].firstIndex(of: UInt8(ascii: "=")) {
+                    items.append((target[start..<equals], target[bytes.index(after: equals)..<itemEnd]))
+                } else {
+                    items.append((target[start..<itemEnd], ""))
+                }
+            }
+            start = itemEnd == end ? end : bytes.index(after: itemEnd)
         }
+        return items
     }
 
     /// `target` with each item of its query written `name=value` and the empty items left out,

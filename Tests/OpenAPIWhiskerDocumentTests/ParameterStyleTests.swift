@@ -131,6 +131,8 @@ import WhiskerCore
             "query filter/name: is required", "query filter/age: must be an integer, got a string (\"x\")",
         ])
         #expect(try violations(parameter, target: "/op/1?filter=Tom") == ["query filter: is required"], "the literal name is not the deep object")
+        let bracketed = #"{"name":"a]b","in":"query","required":true,"style":"deepObject","schema":"# + Self.person + "}"
+        #expect(try violations(bracketed, target: "/op/1?a%5Db%5Bname%5D=Tom") == [], "a name with a bracket of its own: the key starts after it")
         // What the generated server decodes from the same target: the request admitted is the one it reads.
         let request = HTTPRequest(soar_path: target, method: .get)
         let decoded = try converter.getRequiredQueryItemAsURI(in: request.soar_query, style: .deepObject, explode: true, name: "filter", as: Person.self)
@@ -259,6 +261,43 @@ import WhiskerCore
         let exploded = #"{"name":"person","in":"cookie","required":true,"schema":"# + Self.person + "}"
         #expect(try violations(exploded, headers: [("Cookie", "name=Tom; age=3; theme=dark")]) == [])
         #expect(try violations(exploded, headers: [("Cookie", "age=3")]) == ["cookie person/name: is required"])
+    }
+
+    // MARK: any input
+
+    /// Targets, fields and path values made of the delimiters every style reads (`[`, `]`, `,`,
+    /// `=`, `;`, `.`, `|`, `%`, `+`, spaces, multi-byte characters), against a parameter of each
+    /// style: every one is read, admitted or named, never a crash.
+    @Test func arbitraryInput_IsReadOrNamed_NeverACrash() throws {
+        let parameters = [
+            #"{"name":"f","in":"query","style":"deepObject","schema":"# + Self.person + "}",
+            #"{"name":"f]x","in":"query","style":"deepObject","schema":"# + Self.person + "}",
+            #"{"name":"f","in":"query","explode":false,"schema":"# + Self.person + "}",
+            #"{"name":"f","in":"query","schema":"# + Self.person + "}",
+            #"{"name":"f","in":"query","style":"pipeDelimited","explode":false,"schema":{"type":"array","items":{"type":"integer"}}}"#,
+            #"{"name":"f","in":"query","content":{"application/json":{"schema":{"type":"array"}}}}"#,
+            #"{"name":"id","in":"path","required":true,"style":"matrix","explode":true,"schema":"# + Self.person + "}",
+            #"{"name":"id","in":"path","required":true,"style":"label","schema":{"type":"array","items":{"type":"integer"}}}"#,
+            #"{"name":"X-F","in":"header","explode":true,"schema":"# + Self.person + "}",
+            #"{"name":"f","in":"cookie","explode":false,"schema":"# + Self.person + "}",
+        ]
+        let alphabet: [String] = ["f", "f]x[", "[", "]", ",", "=", ";", ".", "|", "%", "%5B", "%5D", "%2C", "%zz", "+", " ", "&", "name", "age", "3", "é", "😺", "\u{301}"]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        func text() -> String { (0..<next(24)).map { _ in alphabet[next(alphabet.count)] }.joined() }
+        for parameter in parameters {
+            for _ in 0..<300 {
+                let value = text()
+                let found = try violations(
+                    parameter, target: "/op/1?" + value.replacingOccurrences(of: " ", with: "%20"),
+                    headers: [("X-F", value.trimmingCharacters(in: .whitespaces)), ("Cookie", value)], pathValue: value[...]
+                )
+                #expect(found.count <= 32)
+            }
+        }
     }
 
     // MARK: content (JSON in a parameter)

@@ -73,8 +73,10 @@ extension RequestValidator {
             let prefix = parameter.name + "["
             for item in items {
                 let name = decoded(item.name)
-                guard name.hasPrefix(prefix), let close = name.firstIndex(of: "]") else { continue }
-                members.add(name[name.index(name.startIndex, offsetBy: prefix.count)..<close], decoded(item.value))
+                guard name.hasPrefix(prefix) else { continue }
+                let key = name.dropFirst(prefix.count)
+                guard let close = key.firstIndex(of: "]") else { continue }
+                members.add(key[..<close], decoded(item.value))
             }
             return exploded(members, of: parameter)
         }
