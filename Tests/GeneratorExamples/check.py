@@ -161,6 +161,8 @@ def check_hello_world(product):
                 expect(json.loads(data) == {"message": "Hello, Jane!"}, "%s greeting: %r" % (protocol, data))
             for protocol, status, fields, data in both(server.port, "GET", "/api/greet"):
                 expect(json.loads(data) == {"message": "Hello, Stranger!"}, "%s greeting without a name: %r" % (protocol, data))
+            output = run_client("HelloWorldClient", server.port)
+            expect(output == "Hello, Stranger!\n", "the URLSession client example printed %r" % output[:200])
             status, _, _ = request(server.port, "GET", "/api/nowhere")
             expect(status == 404, "GET /api/nowhere: %d, not 404" % status)
     return check
@@ -321,6 +323,10 @@ def events_of(kind, chunks):
 def check_event_streams(validate):
     spacing = []
     with Server("EventStreams", validate) as server:
+        # The URLSession client example: three greetings in each of the three formats.
+        output = run_client("EventStreamsClient", server.port)
+        greetings = re.findall(r"^Got greeting: (.*)$", output, re.M)
+        expect(len(greetings) == 9 and all("Example" in g for g in greetings), "the client example printed %r" % output[-300:])
         for kind, accept in [("jsonl", "application/jsonl"), ("json-seq", "application/json-seq"), ("sse", "text/event-stream")]:
             for protocol, stream in [("HTTP/1.1", h1_stream), ("h2c", h2c_stream)]:
                 path = "/api/greetings?name=Whisker&count=%d" % COUNT
