@@ -161,6 +161,8 @@ def check_hello_world(product):
                 expect(json.loads(data) == {"message": "Hello, Jane!"}, "%s greeting: %r" % (protocol, data))
             for protocol, status, fields, data in both(server.port, "GET", "/api/greet"):
                 expect(json.loads(data) == {"message": "Hello, Stranger!"}, "%s greeting without a name: %r" % (protocol, data))
+            output = run_client("HelloWorldClient", server.port)
+            expect(output == "Hello, Stranger!\n", "the URLSession client example printed %r" % output[:200])
             status, _, _ = request(server.port, "GET", "/api/nowhere")
             expect(status == 404, "GET /api/nowhere: %d, not 404" % status)
     return check
@@ -319,7 +321,12 @@ def events_of(kind, chunks):
 
 
 def check_event_streams(validate):
+    spacing = []
     with Server("EventStreams", validate) as server:
+        # The URLSession client example: three greetings in each of the three formats.
+        output = run_client("EventStreamsClient", server.port)
+        greetings = re.findall(r"^Got greeting: (.*)$", output, re.M)
+        expect(len(greetings) == 9 and all("Example" in g for g in greetings), "the client example printed %r" % output[-300:])
         for kind, accept in [("jsonl", "application/jsonl"), ("json-seq", "application/json-seq"), ("sse", "text/event-stream")]:
             for protocol, stream in [("HTTP/1.1", h1_stream), ("h2c", h2c_stream)]:
                 path = "/api/greetings?name=Whisker&count=%d" % COUNT
@@ -334,6 +341,7 @@ def check_event_streams(validate):
                 # (A buffered stream's first event would come with the last, after about 3 s.)
                 expect(events[0][0] - start < 1.5, "%s: the first event came after %.2f s" % (label, events[0][0] - start))
                 gaps = [b[0] - a[0] for a, b in zip(events, events[1:])]
+                spacing += gaps
                 expect(all(0.6 < gap < 2.5 for gap in gaps), "%s: events spaced %s s, not about 1 s" % (
                     label, ", ".join("%.2f" % g for g in gaps)))
                 expect(end - events[-1][0] > 0.5, "%s: the stream ended %.2f s after its last event, not about 1 s (the handler's sleep)"
@@ -342,6 +350,7 @@ def check_event_streams(validate):
         expect(status == 400, "GET ?count=notanumber: %d, not 400" % status)
         if validate:
             expect(b"count" in data, "GET ?count=notanumber: the 400 does not name count: %r" % data[:200])
+    return "events spaced %.2f-%.2f s over HTTP/1.1 and h2c" % (min(spacing), max(spacing))
 
 
 # --- bidirectional-event-streams: the client example's exchange, to its end ---
@@ -429,15 +438,18 @@ def bidirectional_h2c(port):
 def check_bidirectional(validate):
     with Server("BidirectionalEventStreams", validate) as server:
         expected = [template % "Example" for template in TEMPLATES]
+        took = []
         for protocol, driver in [("HTTP/1.1", bidirectional_h1), ("h2c", bidirectional_h2c)]:
             start = time.monotonic()
             received = driver(server.port)
             expect(received == expected, "%s: greetings %r, not %r" % (protocol, received, expected))
-            expect(time.monotonic() - start > INTERVAL * (len(TEMPLATES) - 1), "%s: over too soon" % protocol)
+            took.append(time.monotonic() - start)
+            expect(took[-1] > INTERVAL * (len(TEMPLATES) - 1), "%s: over too soon" % protocol)
         # The driver shape, fast: the whole request body at once, answered whole.
         status, _, data = request(server.port, "POST", "/api/greetings?name=X", b'{"message":"Yo, %@!"}\n',
                                   {"Content-Type": "application/jsonl"})
         expect(status == 200 and json.loads(data) == {"message": "Yo, X!"}, "one-shot POST: %d %r" % (status, data))
+    return "7 greetings in %.1f s (HTTP/1.1), %.1f s (h2c)" % tuple(took)
 
 
 # --- auth-server-middleware: its ServerMiddleware runs before the handler ---
@@ -482,7 +494,28 @@ def check_swagger_ui(validate):
 
 # --- the generator's reference petstore.yaml: a request per operation from the generated Client ---
 
+# Requests petstore.yaml does not allow, each with the parameter its refusal must name.
+PETSTORE_VIOLATIONS = [
+    ("GET", "/api/pets", {}, "filter"),                                             # a required deepObject missing
+    ("GET", "/api/pets?filter%5Bname%5D=Tom&limit=many", {}, "limit"),              # int32
+    ("GET", "/api/pets?filter%5Bname%5D=Tom&habitat=sea", {}, "habitat"),           # enum
+    ("GET", "/api/pets?filter%5Bname%5D=Tom&feeds=grass", {}, "feeds"),             # an array's enum items
+    ("GET", "/api/pets?filter%5Bname%5D=Tom&since=yesterday", {}, "since"),         # date-time
+    ("GET", "/api/pets?filter%5Bname%5D=Tom", {"My-Request-UUID": "not-a-uuid"}, "My-Request-UUID"),  # uuid
+    ("PATCH", "/api/pets/forty-two", {}, "petId"),                                  # int64 in the path
+]
+
+
 def check_petstore(validate):
+    if validate:
+        # The violations first, each refused naming its parameter (the stubs only serving).
+        with Server("Petstore", validate, env={"PETSTORE_SERVE": "1"}) as server:
+            for method, path, headers, name in PETSTORE_VIOLATIONS:
+                status, _, data = request(server.port, method, path, headers=headers)
+                # Named, and nothing else: a filter that is there must not be reported missing.
+                named = set(re.findall(r'"parameter":"([^"]*)"', data.decode("utf-8", "replace")))
+                expect(status == 400 and named == {name}, "%s %s: %d naming %s, not a 400 naming %s only" % (
+                    method, path, status, ", ".join(sorted(named)) or "nothing", name))
     environment = dict(os.environ, EXAMPLE_VALIDATE="1" if validate else "0", EXAMPLE_PORT="0")
     result = subprocess.run([os.path.join(BIN, "Petstore")], capture_output=True, timeout=120, env=environment)
     output = (result.stdout + result.stderr).decode("utf-8", "replace")
@@ -510,9 +543,9 @@ for name, check in CHECKS:
         label = "%s [validation %s]" % (name, "on" if validate else "off")
         start = time.monotonic()
         try:
-            check(validate)
+            note = check(validate)
             passed += 1
-            print("PASS %s (%.1f s)" % (label, time.monotonic() - start), flush=True)
+            print("PASS %s (%.1f s%s)" % (label, time.monotonic() - start, ": " + note if note else ""), flush=True)
         except (Failure, OSError, subprocess.TimeoutExpired, ValueError, KeyError, IndexError) as error:
             failed += 1
             print("FAIL %s: %s" % (label, error), flush=True)

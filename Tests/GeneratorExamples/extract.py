@@ -28,9 +28,11 @@ E = os.path.join(examples, "Examples")
 TARGETS = {
     "HelloWorldVapor": ("server", "hello-world-vapor-server-example/Sources/HelloWorldVaporServer"),
     "HelloWorldHummingbird": ("server", "hello-world-hummingbird-server-example/Sources/HelloWorldHummingbirdServer"),
+    "HelloWorldClient": ("client", "hello-world-urlsession-client-example/Sources/HelloWorldURLSessionClient"),
     "ContentTypes": ("server", "various-content-types-server-example/Sources/ContentTypesServer"),
     "ContentTypesClient": ("client", "various-content-types-client-example/Sources/ContentTypesClient"),
     "EventStreams": ("server", "event-streams-server-example/Sources/EventStreamsServer"),
+    "EventStreamsClient": ("client", "event-streams-client-example/Sources/EventStreamsClient"),
     "BidirectionalEventStreams": ("server", "bidirectional-event-streams-server-example/Sources/BidirectionalEventStreamsServer"),
     "AuthenticationServerMiddleware": ("library", "auth-server-middleware-example/Sources/AuthenticationServerMiddleware"),
     "AuthServer": ("server", "auth-server-middleware-example/Sources/HelloWorldVaporServer"),
