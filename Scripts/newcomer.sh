@@ -14,8 +14,9 @@
 # openapi.yaml (GET /greet/{name}?shout=bool), the generator's configuration, and MyHandler.
 # Then it builds the package in NEWCOMER_DIR (default .build-newcomer: the package in greeter/,
 # its build folder in build/; the library's own .build is not touched), starts it on a free port
-# of 127.0.0.1, and checks: ?shout=maybe is a 400 whose body names shout, ?shout=true a 200,
-# the document at /api/openapi.yaml and /api/openapi.json, the docs page at /api/docs.
+# of 127.0.0.1, and checks: ?shout=maybe is a 400 whose body names shout, ?shout=true a 200, a
+# name over the document's maxLength a 400 (which only the document's checks refuse), the
+# document at /api/openapi.yaml and /api/openapi.json, the docs page at /api/docs.
 # Files are rewritten only when they change, so a second run is an incremental build. The build
 # is bounded by NEWCOMER_BUILD_SECONDS (1200); the times of the build are printed.
 set -euo pipefail
@@ -132,6 +133,7 @@ paths:
           required: true
           schema:
             type: string
+            maxLength: 16
         - name: shout
           in: query
           schema:
@@ -218,6 +220,17 @@ if [[ $STATUS == 200 && $(cat "$BODY") == "HELLO, CAT!" ]]; then pass "?shout=tr
 
 request '/api/greet/cat'
 if [[ $STATUS == 200 && $(cat "$BODY") == "Hello, cat!" ]]; then pass "no shout: 200 Hello, cat!"; else fail "no shout: 200 Hello, cat!" "got $STATUS: $(cat "$BODY")"; fi
+
+# Only the document's checks know maxLength (the generated code takes any string): the snippet
+# enforces the document, not only the generated types.
+request '/api/greet/abcdefghijklmnopq'
+if [[ $STATUS == 400 ]] && grep -q '"parameter":"name"' "$BODY"; then
+    pass "a 17-character name: 400 naming name (the document's maxLength, enforced)"
+else
+    fail "a 17-character name: 400 naming name (the document's maxLength, enforced)" "got $STATUS: $(cat "$BODY")"
+fi
+request '/api/greet/abcdefghijklmnop'
+if [[ $STATUS == 200 ]]; then pass "a 16-character name: 200"; else fail "a 16-character name: 200" "got $STATUS: $(cat "$BODY")"; fi
 
 request '/api/openapi.yaml'
 if [[ $STATUS == 200 ]] && cmp -s "$BODY" "$PACKAGE/Sources/greeter/openapi.yaml"; then
