@@ -4,6 +4,7 @@
 #   make build   build the library and the cat-service demo
 #   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
 #   make test    the layer check, the documentation, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary, then the generator's examples on Whisker (test-examples)
+#   make test-newcomer  a new package made from README.md alone, built, served and checked (Scripts/newcomer.sh)
 #   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport) against Benchmarks/Allocations/Thresholds
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
@@ -117,7 +118,7 @@ run: deps
 # test: the library's unit and in-process tests, the allocation budget, then the demo's curl tests
 # (Demo/CatService/Tests/run-all.sh, which ends with "N passed, N failed"), then both again on the
 # Dispatch-source I/O backend (test-dispatch: about as long as test-lib and test-demo's curl part).
-test: deps test-layers docs test-lib test-budget test-demo test-dispatch test-examples
+test: deps test-layers docs test-lib test-budget test-demo test-dispatch test-examples test-newcomer
 
 # The module layers (Scripts/check-layers.sh: dependencies, imports, folder sizes), and the
 # HTTP/1.1-only example, which must link no TLS or HTTP/2 library and serve as a client expects.
@@ -194,6 +195,17 @@ test-dispatch: build-demo
 	WHISKER_IO_BACKEND=dispatch $(MAKE) test-lib
 	WHISKER_IO_BACKEND=dispatch H2SPEC="$(abspath $(H2SPEC))" $(DEMO)/Tests/run-all.sh "$$($(DEMO_TEST_BUILD) --show-bin-path)/cat-service"
 
+# test-newcomer: a new package made from README.md alone (Scripts/newcomer.sh): the README's
+# dependency line for a local checkout (pointed at this one), its target lines (the generator's plugin
+# and WhiskerEmbedDocument) and its `main` snippet, around the issue's openapi.yaml (GET
+# /greet/{name}?shout=bool); built in .build-newcomer (the library's .build is not touched), served
+# on a free port, and checked: ?shout=maybe is a 400 naming shout, ?shout=true a 200, the document
+# and the docs page served. The first build takes minutes (the generator and its dependencies); the
+# next are incremental. NEWCOMER_BUILD_SECONDS bounds the build (1200).
+.PHONY: test-newcomer
+test-newcomer:
+	Scripts/newcomer.sh
+
 # test-examples: swift-openapi-generator's own examples on Whisker (Tests/GeneratorExamples, README.md
 # there). The scratch package EXAMPLES (git ignores it) is made from Package.swift.template and
 # resolved; extract.sh takes the examples from SwiftPM's checkout of the generator at the version
@@ -220,9 +232,9 @@ test-examples: deps
 	timeout $(EXAMPLES_BUILD_TIMEOUT) $(EXAMPLES_BUILD)
 	Tests/GeneratorExamples/check.py "$$($(EXAMPLES_BUILD) --show-bin-path)" $(EXAMPLES) $(EXAMPLES_ONLY)
 
-# clean: every build folder of the library, the demo, the allocation budget and the examples.
+# clean: every build folder of the library, the demo, the allocation budget, the examples and the newcomer package.
 clean:
-	rm -rf .build .build-http1-only $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build $(EXAMPLES)
+	rm -rf .build .build-http1-only .build-newcomer $(DEMO)/.build $(RUN_SCRATCH) $(BUDGET)/.build $(EXAMPLES)
 
 # docs: one combined DocC archive of the library's modules, DOCS_MODULES (every Swift library target:
 # the umbrella `Whisker` first, whose catalog Sources/Whisker/Whisker.docc holds the landing page and

@@ -65,8 +65,9 @@ forbidden_imports = {
     # The middlewares know the runtime and the document, not the transport that serves them.
     "OpenAPIWhiskerPolicies": {"OpenAPIWhisker", "WhiskerTLS", "WhiskerHTTP2"},
     "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
-    # No Foundation (nor anything else): a user'"'"'s build runs it, and builds it first.
-    "WhiskerEmbedDocumentTool": {"Foundation", "FoundationEssentials", "WhiskerCore", "Whisker", "OpenAPIWhiskerDocument"},
+    # No Foundation: a user'"'"'s build runs it, and builds it first. (Whisker is not listed: the file
+    # it writes says `import Whisker`, a line of a string literal; its row above allows no dependency.)
+    "WhiskerEmbedDocumentTool": {"Foundation", "FoundationEssentials", "WhiskerCore", "OpenAPIWhiskerDocument"},
     # The composition of the modules'"'"' keys, not a hub: each module reads its own.
     "WhiskerConfiguration": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerObservability", "WhiskerLifecycle", "OpenAPIWhisker", "Whisker"},
     # The core'"'"'s tests test the core alone: HTTP/2, TLS and observability have their own targets.

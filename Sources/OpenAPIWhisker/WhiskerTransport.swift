@@ -8,9 +8,13 @@ public import WhiskerCore
 /// A `ServerTransport` that serves swift-openapi-generator's server stubs on a ``/WhiskerCore/WhiskerServer``.
 ///
 ///     let server = WhiskerServer(configuration: .init(host: "127.0.0.1", port: 8080))
-///     let transport = WhiskerTransport(server)
+///     let transport = try WhiskerTransport(server, validatingAgainst: .embedded)
 ///     try MyHandler().registerHandlers(on: transport, serverURL: try Servers.Server1.url())
 ///     try await server.run()
+///
+/// `.embedded` is the target's `openapi.yaml`, compiled in by Whisker's `WhiskerEmbedDocument`
+/// build plugin (listed after the generator's); `WhiskerTransport(server)` serves the same
+/// handlers without checking them against a document.
 ///
 /// - Request bodies reach the handler as `HTTPBody` with `.single` iteration, streamed from the
 ///   socket as the handler reads (with backpressure); a request without a body gets `nil`.
@@ -20,7 +24,9 @@ public import WhiskerCore
 /// - An error that conforms to `HTTPResponseConvertible` (as every `ServerError` the generated
 ///   code throws does) becomes its status, headers and body. One without a body (a bad or missing
 ///   parameter or body) is answered as ``/WhiskerCore/ProblemDetails`` (`application/problem+json`, or plain
-///   text for a client that asks only for text) saying what was wrong with the request. 5xx
+///   text for a client that asks only for text) saying what was wrong with the request; a query
+///   item or path parameter the generated code cannot decode (`?shout=maybe` for a boolean) is
+///   named, even without the document, when the request shows which it is. 5xx
 ///   errors are logged with their cause; their body never reveals it.
 /// - Several handler types may register on one transport (each under its own server URL);
 ///   registering the same method and path twice throws an error that names both.
@@ -67,7 +73,10 @@ public struct WhiskerTransport: ServerTransport {
     /// Creates a transport that checks each request against `document` before its handler runs,
     /// and answers those the document does not allow with every violation at once.
     ///
-    ///     let transport = try WhiskerTransport(server, validatingAgainst: try OpenAPIDocument(yaml: yaml))
+    ///     let transport = try WhiskerTransport(server, validatingAgainst: .embedded)
+    ///
+    /// (`.embedded`: the target's `openapi.yaml`, compiled in by the `WhiskerEmbedDocument` build
+    /// plugin; any other ``/OpenAPIWhiskerDocument/OpenAPIDocument`` works the same.)
     ///
     /// Checked: the operation's parameters (path, query, header, cookie: `required`, and the
     /// schema's `type`, bounds, lengths, `pattern`, `enum`, `format`, arrays and objects read in

@@ -1,9 +1,19 @@
-/// The OpenAPI document a server's handlers were generated from, to serve next to them with a docs
-/// page (`WhiskerTransport.serveDocument(_:serverURL:)`): the bytes as the user wrote them, in
-/// YAML, JSON or both.
+/// The OpenAPI document a server's handlers were generated from, to validate requests against
+/// (`WhiskerTransport(server, validatingAgainst:)`) and to serve next to them with a docs page
+/// (`WhiskerTransport.serveDocument(_:serverURL:)`): the bytes as the user wrote them, in YAML,
+/// JSON or both.
 ///
-///     let yaml = try Data(contentsOf: Bundle.module.url(forResource: "openapi", withExtension: "yaml")!)
-///     try transport.serveDocument(OpenAPIDocument(yaml: Array(yaml)), serverURL: try Servers.Server1.url())
+/// The target's own document is `OpenAPIDocument.embedded` when the target lists Whisker's build
+/// plugin after the generator's (`plugins: [..., .plugin(name: "WhiskerEmbedDocument", package:
+/// "whisker")]`): the plugin compiles the `openapi.yaml` the generator reads into the target, byte
+/// for byte, with no resource bundle and no file to read at run time.
+///
+///     let transport = try WhiskerTransport(server, validatingAgainst: .embedded)
+///     try MyHandler().registerHandlers(on: transport, serverURL: try Servers.Server1.url())
+///     try transport.serveDocument(.embedded, serverURL: try Servers.Server1.url())
+///
+/// A document from elsewhere (a file, a test's string) is made from its bytes:
+/// `OpenAPIDocument(yaml: Array(text.utf8))`.
 ///
 /// Validation and the docs page read the JSON form if there is one, else the YAML: block mappings
 /// and sequences, plain, quoted, block and flow-sequence scalars, which is how OpenAPI documents
