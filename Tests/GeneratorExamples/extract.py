@@ -143,7 +143,6 @@ for target, (kind, folder) in TARGETS.items():
         files[os.path.join(out, name)] = text.encode("utf-8")
     if kind == "server":
         add_folder(os.path.join(BOOTSTRAPS, target), out)
-        files[os.path.join(out, "ExampleDocument.swift")] = read(os.path.join(BOOTSTRAPS, "Shared", "ExampleDocument.swift"))
     elif kind == "client":
         files[os.path.join(out, "ExampleServerURL.swift")] = read(os.path.join(BOOTSTRAPS, "Shared", "ExampleServerURL.swift"))
 
@@ -152,7 +151,6 @@ add_folder(os.path.join(E, "swagger-ui-endpoint-example", "Public"), "Public")
 # Ours: the support library, and the petstore target on the generator's reference document.
 add_folder(os.path.join(BOOTSTRAPS, "ExampleSupport"), os.path.join("Sources", "ExampleSupport"))
 add_folder(os.path.join(BOOTSTRAPS, "Petstore"), os.path.join("Sources", "Petstore"))
-files[os.path.join("Sources", "Petstore", "ExampleDocument.swift")] = read(os.path.join(BOOTSTRAPS, "Shared", "ExampleDocument.swift"))
 files[os.path.join("Sources", "Petstore", "openapi.yaml")] = read(
     os.path.join(examples, "Tests/OpenAPIGeneratorReferenceTests/Resources/Docs/petstore.yaml"))
 

@@ -6,7 +6,7 @@ import Whisker
 
 @main struct HelloWorldVaporServer {
     static func main() async throws {
-        try await WhiskerExample.serve(document: { try .exampleDocument }) { transport, _ in
+        try await WhiskerExample.serve(document: { .embedded }) { transport, _ in
             let handler = Handler()
             try handler.registerHandlers(on: transport, serverURL: URL(string: "/api")!)
         }

@@ -16,13 +16,13 @@ import Whisker
     static func main() async throws {
         let received = Received()
         if ProcessInfo.processInfo.environment["PETSTORE_SERVE"] == "1" {
-            try await WhiskerExample.serve(document: { try .exampleDocument }) { transport, _ in
+            try await WhiskerExample.serve(document: { .embedded }) { transport, _ in
                 try PetstoreStubs(received: received).registerHandlers(on: transport, serverURL: try Servers.Server2.url())
             }
             return
         }
         var failures = 0
-        try await WhiskerExample.withServer(document: { try .exampleDocument }) { transport, _ in
+        try await WhiskerExample.withServer(document: { .embedded }) { transport, _ in
             try PetstoreStubs(received: received).registerHandlers(on: transport, serverURL: try Servers.Server2.url())
         } body: { port in
             let refusal = LastRefusal()

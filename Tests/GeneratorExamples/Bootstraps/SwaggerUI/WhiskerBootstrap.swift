@@ -8,7 +8,7 @@ import Whisker
 
 @main struct SwaggerUIEndpointsServer {
     static func main() async throws {
-        try await WhiskerExample.serve(document: { try .exampleDocument }) { transport, server in
+        try await WhiskerExample.serve(document: { .embedded }) { transport, server in
             // Register the handlers generated from the OpenAPI document.
             let handler = Handler()
             try handler.registerHandlers(on: transport, serverURL: URL(string: "/api")!)
