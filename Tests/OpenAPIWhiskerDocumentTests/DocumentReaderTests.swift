@@ -50,6 +50,30 @@ import Testing
         #expect(get?["nothing"] == .null)
     }
 
+    @Test func yaml_WithWindowsLineEnds_ReadsAsWithLF() throws {
+        let lf = """
+            openapi: 3.1.0
+            info:
+              title: "Cats"   # a comment
+              version: 1.0.0
+            paths:
+              /cats:
+                get:
+                  operationId: listCats
+                  parameters:
+                    - name: tags
+                      in: query
+                      schema: { type: array, items: { type: string } }
+                  description: |
+                    Two lines,
+                    kept as two.
+            """
+        let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(crlf.utf8.count == lf.utf8.count + lf.filter { $0 == "\n" }.count)
+        #expect(try yaml(crlf) == yaml(lf))
+        #expect(try yaml(crlf + "\r\n") == yaml(lf))
+    }
+
     @Test func yaml_WhatItDoesNotRead_IsAnErrorWithItsLine() throws {
         #expect(throws: YAMLSyntaxError.self) { try yaml("a: &anchor 1\nb: *anchor\n") }
         #expect(throws: YAMLSyntaxError.self) { try yaml("a: 1\na: 2\n") }

@@ -39,8 +39,10 @@ struct YAMLReader {
 
     private init(text: String) {
         var lines: [Line] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let raw = raw.hasSuffix("\r") ? raw.dropLast() : raw
+        // A line ends at LF or CRLF (a document saved on Windows): to Swift, "\r\n" is one Character,
+        // not a "\n" after a "\r".
+        let lineBreak: (Character) -> Bool = { $0 == "\n" || $0 == "\r\n" }
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: lineBreak).enumerated() {
             let indent = raw.prefix { $0 == " " }.count
             lines.append(Line(indent: indent, text: Self.withoutComment(raw.dropFirst(indent)).trimmingSpaces, raw: raw, number: index + 1))
         }
