@@ -9,7 +9,8 @@ import WhiskerTesting
 import WhiskerTLS
 
 /// How files leave: `sendfile(2)` over cleartext HTTP/1.1 (counted), chunks read as the client
-/// takes them over TLS and h2c; memory bounded for a client that stops reading; every file closed.
+/// takes them over TLS and h2c; every file closed. (Memory for a client that stops reading:
+/// StaticFilesMemoryTests.)
 /// Nested in ``StaticFilesTests``, which is serialized: the sendfile count and the descriptor
 /// count are the process's.
 extension StaticFilesTests {
@@ -144,29 +145,6 @@ extension StaticFilesTests {
             let after = held()
             #expect(after.count <= before.count, "left open: \(after.filter { !before.contains($0) })")
             #expect(!after.contains { $0.contains(fixture.base) && !$0.hasSuffix(fixture.root) }, "a file of the served directory is still open")
-        }
-    }
-
-    /// A client that stops reading a 200 MB file does not make the server read it into memory:
-    /// over cleartext (sendfile) and over TLS (chunks, each written before the next is read).
-    @Test(arguments: [false, true]) func slowReader_MemoryStaysBounded(tls: Bool) async throws {
-        let fixture = try Self.fixture()
-        try fixture.sparse("root/huge.bin", size: 200 * 1024 * 1024)
-        try await Self.server(fixture).withRunningAddresses { addresses in
-            let baseline = residentBytes()
-            let client = try await TestClient.connect(to: addresses[tls ? 1 : 0], tls: tls ? TestTLSOptions(trustedCAPath: TestCertificates.ca) : nil)
-            try await client.send("GET /huge.bin HTTP/1.1\r\nHost: x\r\n\r\n")
-            _ = try await client.receiveSome()
-            // The client reads nothing more; watch the server for a second and a half.
-            var peak = baseline
-            for _ in 0..<15 {
-                try await Task.sleep(for: .milliseconds(100))
-                peak = max(peak, residentBytes())
-            }
-            let growth = peak - baseline
-            print("static files slow reader (\(tls ? "TLS" : "cleartext")): resident growth \(growth / 1024) KiB for a 200 MiB file")
-            #expect(growth < 32 * 1024 * 1024, "resident memory grew by \(growth) bytes")
-            try await client.close()
         }
     }
 }
