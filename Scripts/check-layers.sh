@@ -41,7 +41,7 @@ allowed = {
     "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
-    # Files beside the API, through the core's fallback and the response body's file region.
+    # Files beside the API, through the fallback of the core and the file region of a response body.
     "WhiskerStaticFiles": {"WhiskerCore", "WhiskerHTTP", "HTTPTypes", "Logging"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging", "WhiskerConfiguration"},
     "WhiskerWebSocket": {"WhiskerCore", "WhiskerSockets", "WhiskerHTTP", "HTTPTypes", "Logging", "CZlib"},
@@ -58,7 +58,7 @@ forbidden_imports = {
     # No Foundation: SHA-1 and base64 for the handshake are its own.
     "WhiskerWebSocket": {"Foundation", "FoundationEssentials", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2"},
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
-    # Files are served from the core's seams alone: no TLS, HTTP/2 or compression of their own.
+    # Files are served from the seams of the core alone: no TLS, HTTP/2 or compression of their own.
     "WhiskerStaticFiles": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli", "Foundation", "FoundationEssentials"},
     # The document engine is I/O-free and knows neither the runtime nor the transport.
     "OpenAPIWhiskerDocument": {"OpenAPIWhisker", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2", "Dispatch"},
@@ -127,9 +127,9 @@ core_lines = sum(
 # implied listeners gone (issue 39 item 2): the list of listeners is the one vocabulary.
 # 3180 (issue 40 item 3, static files): two public seams the core alone can carry, +62 lines: a
 # fallback after routing (Router.registerFallback, WhiskerServer.registerFallback: what answers a
-# path no route has, under a prefix; files beside an API, or a user's own page) and a file region
-# on the response path (ResponseWriting.writeStreamFile, the HTTP/1.1 connection's sendfile, the
-# target's hop and the counting sink's pass-through).
+# path no route has, under a prefix; files beside an API, or a page of a user) and a file region
+# on the response path (ResponseWriting.writeStreamFile, the sendfile of the HTTP/1.1 connection,
+# the hop of the target and the pass-through of the counting sink).
 core_budget = 3180
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")

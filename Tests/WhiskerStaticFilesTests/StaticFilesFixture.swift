@@ -78,13 +78,19 @@ final class StaticFilesFixture: Sendable {
 
 struct FixtureError: Error { let reason: String }
 
-/// How many descriptors this process has open (`/proc/self/fd`).
-func openDescriptorCount() -> Int {
-    guard let directory = opendir("/proc/self/fd") else { return -1 }
+/// What this process's descriptors are (`/proc/self/fd`'s links: files, `socket:[...]`), to say
+/// which one a test left open.
+func openDescriptors() -> [String] {
+    guard let directory = opendir("/proc/self/fd") else { return [] }
     defer { closedir(directory) }
-    var count = 0
-    while readdir(directory) != nil { count += 1 }
-    return count
+    var targets: [String] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        var buffer = [CChar](repeating: 0, count: 512)
+        let count = readlink("/proc/self/fd/" + name, &buffer, buffer.count - 1)
+        targets.append(name + " -> " + (count > 0 ? String(cString: buffer) : "?"))
+    }
+    return targets.sorted()
 }
 
 /// The traversal corpus: its request targets, comments left out.
