@@ -512,8 +512,11 @@ def check_petstore(validate):
         with Server("Petstore", validate, env={"PETSTORE_SERVE": "1"}) as server:
             for method, path, headers, name in PETSTORE_VIOLATIONS:
                 status, _, data = request(server.port, method, path, headers=headers)
-                # Named, and nothing else: a filter that is there must not be reported missing.
+                # Named, and nothing else: a filter that is there must not be reported missing. A
+                # violation inside a parameter's value is named by the parameter and a JSON pointer
+                # into it (`feeds/0`: the array's first item), as request validation names them.
                 named = set(re.findall(r'"parameter":"([^"]*)"', data.decode("utf-8", "replace")))
+                named = {n.split("/", 1)[0] if n.startswith(name + "/") else n for n in named}
                 expect(status == 400 and named == {name}, "%s %s: %d naming %s, not a 400 naming %s only" % (
                     method, path, status, ", ".join(sorted(named)) or "nothing", name))
     environment = dict(os.environ, EXAMPLE_VALIDATE="1" if validate else "0", EXAMPLE_PORT="0")
