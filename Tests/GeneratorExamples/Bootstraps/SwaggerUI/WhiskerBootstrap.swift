@@ -14,11 +14,7 @@ import Whisker
             try handler.registerHandlers(on: transport, serverURL: URL(string: "/api")!)
 
             // The Public folder (openapi.yaml and openapi.html) at `/`, beside the API.
-            #if canImport(WhiskerStaticFiles)
             try server.serveFiles(from: ProcessInfo.processInfo.environment["EXAMPLE_PUBLIC"] ?? "Public", at: "/")
-            #else
-            print("static files: not served (WhiskerStaticFiles is not merged yet)")
-            #endif
 
             // Redirect `GET /openapi` to `GET /openapi.html`, for convenience.
             try server.register(method: .get, path: "/openapi") { _ in
