@@ -142,7 +142,7 @@ test-layers:
 # LIB_TRAITS: the default traits (TLS, HTTP2, Compression) and Configuration, so that each feature module's configuration
 # keys (its +ConfigReader file, built only with that trait) are compiled and tested
 # (WhiskerConfigurationTests). A `swift test` without them reports that those tests did not run.
-MEMORY_SUITES := StreamingTests|DeadlineMemoryTests|FreedMemoryReleaseTests|StaticFilesMemoryTests
+MEMORY_SUITES := StreamingTests|DeadlineMemoryTests|FreedMemoryReleaseTests|StaticFilesMemoryTests|RateLimiterMemoryTests
 LIB_TRAITS := TLS,HTTP2,Compression,Configuration
 test-lib:
 	$(SWIFT) test --traits $(LIB_TRAITS) --skip '$(MEMORY_SUITES)'
