@@ -1,3 +1,5 @@
+import WhiskerCore
+
 /// A content coding the server can apply to a response (RFC 9110 §8.4.1).
 public enum ContentCoding: String, Sendable, CaseIterable {
     /// Brotli (RFC 7932), `Content-Encoding: br`: smaller than gzip for text at a similar cost.
@@ -7,4 +9,12 @@ public enum ContentCoding: String, Sendable, CaseIterable {
 
     /// The `Content-Encoding` token.
     public var token: String { rawValue }
+}
+
+extension AcceptEncoding {
+    /// The coding among `supported` that the request's `Accept-Encoding` weighs most, ties going
+    /// to the server's order; `nil` when it takes none of them.
+    func preferred(among supported: [ContentCoding]) -> ContentCoding? {
+        preferred(among: supported, token: \.token)
+    }
 }

@@ -46,10 +46,10 @@ struct StaticFileResponder: Sendable {
             let siblings = [("br", name + ".br"), ("gzip", name + ".gz")].filter { StaticRoot.regularFile($0.1, in: directory) != nil }
             if !siblings.isEmpty {
                 fields[.vary] = "Accept-Encoding"
-                if let coding = AcceptEncoding.preferred(among: siblings.map(\.0), field: head.headerFields[.acceptEncoding]),
-                   let sibling = siblings.first(where: { $0.0 == coding }) {
+                let accepted = AcceptEncoding(head.headerFields.lazy.filter { $0.name == .acceptEncoding }.map(\.value))
+                if let sibling = accepted.preferred(among: siblings, notBelowIdentity: true, token: \.0) {
                     chosen = sibling.1
-                    fields[.contentEncoding] = coding
+                    fields[.contentEncoding] = sibling.0
                 }
             }
         }
@@ -103,33 +103,5 @@ struct StaticFileResponder: Sendable {
             "path": "\(LogValue.quoted(String(path.prefix(256))))", "status": "\(status.code)", "reason": "\(LogValue.quoted(reason))",
         ])
         return ProblemDetails(status: status, detail: status == .badRequest ? "malformed path" : "no such file").response(to: head)
-    }
-}
-
-/// `Accept-Encoding` (RFC 9110 §12.5.3) as far as choosing a precompressed sibling needs.
-enum AcceptEncoding {
-    /// The coding of `available` (in order of preference on ties) that `field` weighs highest,
-    /// when it weighs it above zero and no lower than the identity; `nil`: send the file itself.
-    static func preferred(among available: [String], field: String?) -> String? {
-        guard let field else { return nil }
-        var weights: [String: Double] = [:]
-        for item in field.split(separator: ",") {
-            let parts = item.split(separator: ";")
-            guard let token = parts.first?.trimmingOWS().lowercased(), !token.isEmpty else { continue }
-            var weight = 1.0
-            for parameter in parts.dropFirst() {
-                let parameter = parameter.trimmingOWS()
-                if parameter.lowercased().hasPrefix("q=") { weight = Double(parameter.dropFirst(2)).map { min(max($0, 0), 1) } ?? 0 }
-            }
-            weights[token == "x-gzip" ? "gzip" : token] = weight
-        }
-        let wildcard = weights["*"]
-        let identity = weights["identity"] ?? wildcard ?? 1
-        var best: (coding: String, weight: Double)?
-        for coding in available {
-            let weight = weights[coding] ?? wildcard ?? 0
-            if weight > 0, weight >= identity, weight > (best?.weight ?? 0) { best = (coding, weight) }
-        }
-        return best?.coding
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import WhiskerCompression
+import WhiskerHTTP
 
 /// `Accept-Encoding` negotiation (RFC 9110 §12.5.3) against the server's order `[br, gzip]`.
 @Suite struct AcceptEncodingTests {

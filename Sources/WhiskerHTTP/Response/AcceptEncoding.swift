@@ -1,22 +1,24 @@
 /// A request's `Accept-Encoding` (RFC 9110 §12.5.3): which content codings the client takes, with
 /// what preference (`q`).
 ///
-///     AcceptEncoding(["gzip;q=0.8, br"]).preferred(among: [.brotli, .gzip])   // .brotli
+///     AcceptEncoding(["gzip;q=0.8, br"]).preferred(among: ["br", "gzip"]) { $0 }   // "br"
 ///
 /// A coding the field lists with `q=0` is refused; one it does not list is refused too, unless `*`
 /// gives it a weight. `x-gzip` is `gzip`. A malformed element (a bad `q`) is ignored, as if absent.
 /// Without the field, ``preferred(among:)`` is `nil`: the client gets the identity coding, as
 /// clients that send no `Accept-Encoding` expect. It is read byte by byte, allocating nothing: it
-/// runs for every compressible response.
-struct AcceptEncoding {
+/// runs for every compressible response. WhiskerCompression chooses a coding to apply with it, and
+/// WhiskerStaticFiles a precompressed sibling.
+package struct AcceptEncoding {
     /// The weights (in thousandths) the field gives the codings the server knows, and `*`; `nil`
     /// for one it does not list. A repeated coding keeps its first weight.
     private var gzip: Int?
     private var brotli: Int?
     private var wildcard: Int?
+    private var identity: Int?
 
     /// Parses the field's values (several fields are one list).
-    init<Values: Sequence<String>>(_ values: Values) {
+    package init<Values: Sequence<String>>(_ values: Values) {
         for var value in values {
             value.withUTF8 { bytes in
                 var start = 0
@@ -49,29 +51,35 @@ struct AcceptEncoding {
             if gzip == nil { gzip = weight }
         } else if Self.equalsIgnoringCase(coding, "br") {
             if brotli == nil { brotli = weight }
+        } else if Self.equalsIgnoringCase(coding, "identity") {
+            if identity == nil { identity = weight }
         } else if coding.count == 1, coding.first == UInt8(ascii: "*") {
             if wildcard == nil { wildcard = weight }
         }
     }
 
     /// The coding among `supported` (in the server's order of preference) that the client weighs
-    /// most, ties going to the server's order; `nil` when it takes none of them.
-    func preferred(among supported: [ContentCoding]) -> ContentCoding? {
-        var best: (coding: ContentCoding, weight: Int)?
+    /// most, ties going to the server's order; `nil` when it takes none of them. `token` names a
+    /// coding (`gzip`, `br`; another is weighed by `*` only). With `notBelowIdentity`, a coding the
+    /// client weighs below the identity (`gzip;q=0.5, identity`) is not chosen either.
+    package func preferred<Coding>(among supported: [Coding], notBelowIdentity: Bool = false, token: (Coding) -> String) -> Coding? {
+        let floor = notBelowIdentity ? identity ?? wildcard ?? 1000 : 0
+        var best: (coding: Coding, weight: Int)?
         for coding in supported {
-            let listed = switch coding {
-            case .gzip: gzip
-            case .brotli: brotli
+            let listed = switch token(coding) {
+            case "gzip": gzip
+            case "br": brotli
+            default: Int?.none
             }
             let weight = listed ?? wildcard ?? 0
-            if weight > 0, weight > (best?.weight ?? 0) { best = (coding, weight) }
+            if weight > 0, weight >= floor, weight > (best?.weight ?? 0) { best = (coding, weight) }
         }
         return best?.coding
     }
 
     /// A `qvalue` (`0`, `0.5`, `1.000`: at most three decimals, at most 1) in thousandths; `nil`
     /// when it is not one.
-    static func qvalue<Bytes: Collection<UInt8>>(_ text: Bytes) -> Int? {
+    package static func qvalue<Bytes: Collection<UInt8>>(_ text: Bytes) -> Int? {
         guard let whole = text.first, whole == UInt8(ascii: "0") || whole == UInt8(ascii: "1") else { return nil }
         var thousandths = whole == UInt8(ascii: "1") ? 1000 : 0
         let rest = text.dropFirst()
