@@ -78,7 +78,7 @@ struct CrossOrigin: ServerFeature, EarlyAnswer, ResponseStep {
     func decorate(_ response: inout Response, for request: HTTPRequest) {
         if request.method == .options, request.headerFields[.accessControlRequestMethod] != nil { return }
         let path = request.path ?? "/"
-        guard let policy = policy(for: path[..<(path.firstIndex(of: "?") ?? path.endIndex)]) else { return }
+        guard let policy = policy(for: path[..<(path.utf8.firstIndex(of: UInt8(ascii: "?")) ?? path.endIndex)]) else { return }
         response.head.headerFields.addVary(.origin)
         guard let origin = request.headerFields[.origin], policy.allows(origin: origin) else { return }
         policy.allowOrigin(origin, in: &response.head.headerFields)

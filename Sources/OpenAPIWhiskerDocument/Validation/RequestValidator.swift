@@ -2,11 +2,23 @@ import HTTPTypes
 import WhiskerCore
 
 /// Checks a request's parameters and JSON body against its operation in the document.
-package struct RequestValidator: Sendable {
+///
+/// A class: it is immutable, and a request's check retains one reference where a struct of the
+/// operation's description was copied whole (11 retains and releases a request).
+package final class RequestValidator: Sendable {
     package let operation: DocumentOperations.Operation
     let schemas: SchemaSet
     /// The operation's security requirements and how to authenticate a credential, when checked.
     let security: (SecurityRequirements, @Sendable (SecurityScheme, Credential) async throws -> Principal?)?
+
+    init(
+        operation: DocumentOperations.Operation, schemas: SchemaSet,
+        security: (SecurityRequirements, @Sendable (SecurityScheme, Credential) async throws -> Principal?)?
+    ) {
+        self.operation = operation
+        self.schemas = schemas
+        self.security = security
+    }
 
     /// Every parameter the request lacks or gives a value the document does not allow, each
     /// read as its `style` and `explode` say (``readParameter(_:query:head:pathParameters:)``).

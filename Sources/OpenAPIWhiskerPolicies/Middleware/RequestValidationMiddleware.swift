@@ -29,6 +29,9 @@ import WhiskerCore
 public struct RequestValidationMiddleware: ServerMiddleware {
     /// The checks by operationId.
     private let validators: [String: RequestValidator]
+    /// The one check of a middleware made for one operation (the transport's): compared, not
+    /// hashed, per request.
+    private let only: (operationID: String, validator: RequestValidator)?
     private let status: HTTPResponse.Status
     private let logger: Logger?
 
@@ -62,6 +65,7 @@ public struct RequestValidationMiddleware: ServerMiddleware {
     /// The checks of the operations in `validators` (the transport's, one operation each).
     package init(validators: [String: RequestValidator], status: HTTPResponse.Status, logger: Logger?) {
         self.validators = validators
+        self.only = validators.count == 1 ? validators.first.map { ($0.key, $0.value) } : nil
         self.status = status
         self.logger = logger
     }
@@ -72,7 +76,8 @@ public struct RequestValidationMiddleware: ServerMiddleware {
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard let validator = validators[operationID] else { return try await next(request, body, metadata) }
+        let found = if let only { only.operationID == operationID ? only.validator : nil } else { validators[operationID] }
+        guard let validator = found else { return try await next(request, body, metadata) }
         var parameters = PathParameters()
         for (name, value) in metadata.pathParameters { parameters.append(name: name, value: value) }
         let lengthHint: Int64? = if case .known(let length) = body?.length { length } else { nil }

@@ -54,7 +54,8 @@ extension ServerContext {
         target: any ResponseTarget, writeLocal: (Response) -> Void
     ) -> DispatchOutcome {
         let path = head.path ?? "/"
-        let pathOnly = path[..<(path.firstIndex(of: "?") ?? path.endIndex)]
+        // Searched as bytes: `firstIndex(of: Character)` walks grapheme clusters.
+        let pathOnly = path[..<(path.utf8.firstIndex(of: UInt8(ascii: "?")) ?? path.endIndex)]
         let context = requestContext(for: head, origin: origin)
         if !earlyAnswers.isEmpty {
             let early = EarlyAnswerContext(methods: routeMethods, isReady: readiness.isReady, listenerOptions: origin.listenerOptions)
@@ -75,7 +76,8 @@ extension ServerContext {
             var head = head
             var decoding: RequestBody.Decoding?
             let channel = body(route.minBodyRate)
-            if channel != nil, let requestDecoding = contributions.requestDecoding, let coding = head.headerFields[.contentEncoding] {
+            if channel != nil, let requestDecoding = contributions.requestDecoding, head.headerFields.firstValue(.contentEncoding) != nil,
+               let coding = head.headerFields[.contentEncoding] {
                 switch Self.decoding(coding, by: requestDecoding) {
                 case .identity: break
                 case .decode(let made):

@@ -13,10 +13,12 @@ package enum ResponseHeadWriter {
     package static func head(_ response: HTTPResponse, framing: ResponseFraming, isHTTP11: Bool, dateLine: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        if response.status.code == 200 && (response.status.reasonPhrase.isEmpty || response.status.reasonPhrase == "OK") {
+        // Read once: each read of `status` parses the status pseudo-field again.
+        let status = response.status
+        if status.code == 200 && (status.reasonPhrase.isEmpty || status.reasonPhrase == "OK") {
             bytes.append(contentsOf: Self.okStatusLine)
         } else {
-            bytes.append(contentsOf: "HTTP/1.1 \(response.status.code) \(response.status.wireReasonPhrase)\r\n".utf8)
+            bytes.append(contentsOf: "HTTP/1.1 \(status.code) \(status.wireReasonPhrase)\r\n".utf8)
         }
         for field in response.headerFields where !ServerOwnedFields.contains(field.name, http2: false) {
             bytes.append(contentsOf: field.name.rawName.utf8)

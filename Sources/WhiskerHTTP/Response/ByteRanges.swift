@@ -85,8 +85,8 @@ package enum RangeAnswer: Equatable, Sendable {
     package static func decide(_ request: HTTPRequest, _ response: HTTPResponse, length: Int64?, asksRange: Bool = true, codedContent: Bool = false) -> RangeAnswer {
         let fields = response.headerFields
         guard request.method == .get || request.method == .head, response.status == .ok, let length,
-              codedContent || fields[.contentEncoding] == nil, fields[.contentRange] == nil,
-              fields[.acceptRanges]?.lowercased() != "none"
+              codedContent || fields.firstValue(.contentEncoding) == nil, fields.firstValue(.contentRange) == nil,
+              fields.firstValue(.acceptRanges) == nil || fields[.acceptRanges]?.lowercased() != "none"
         else { return .whole(advertises: false) }
         guard asksRange else { return .whole(advertises: true) }
         let ranges = request.headerFields[values: .range]
@@ -132,7 +132,7 @@ extension Response {
         }
         switch RangeAnswer.decide(request, head, length: length, asksRange: asksRange) {
         case .whole(let advertises):
-            guard advertises, head.headerFields[.acceptRanges] == nil else { return }
+            guard advertises, head.headerFields.firstValue(.acceptRanges) == nil else { return }
             head.headerFields.append(HTTPField(name: .acceptRanges, value: "bytes"))
         case .unsatisfiable(let length):
             self = Response(

@@ -29,7 +29,7 @@ extension Response {
 
     /// Adds the `ETag` of ``withGeneratedETag(for:)`` in place, without copying the fields first.
     package mutating func addGeneratedETag(for request: HTTPRequest) {
-        guard request.method == .get || request.method == .head, head.status == .ok, head.headerFields[.eTag] == nil,
+        guard request.method == .get || request.method == .head, head.status == .ok, head.headerFields.firstValue(.eTag) == nil,
               case .bytes(let bytes) = body.storage
         else { return }
         // Known to be absent: appended, not set (which would first look for others).

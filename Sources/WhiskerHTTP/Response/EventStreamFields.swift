@@ -9,13 +9,13 @@ extension Response {
     /// otherwise sets its own value (`X-Accel-Buffering: yes`, say). Other responses are unchanged.
     package func withEventStreamDefaults() -> Response {
         // Shorter than `text/event-stream`: not one (and no parsing on the usual response's path).
-        guard let type = head.headerFields[.contentType], type.utf8.count >= 17, MediaType(type)?.isEventStream == true
+        guard let type = head.headerFields.firstValue(.contentType), type.utf8.count >= 17, MediaType(type)?.isEventStream == true
         else { return self }
         var response = self
-        if response.head.headerFields[.cacheControl] == nil {
+        if response.head.headerFields.firstValue(.cacheControl) == nil {
             response.head.headerFields.append(HTTPField(name: .cacheControl, value: "no-cache"))
         }
-        if response.head.headerFields[Self.accelBuffering] == nil {
+        if response.head.headerFields.firstValue(Self.accelBuffering) == nil {
             response.head.headerFields.append(HTTPField(name: Self.accelBuffering, value: "no"))
         }
         return response
