@@ -72,46 +72,93 @@ let clientClosedRequest = 499
 /// were written. A handler that throws is answered 500 as ``ProblemDetails`` (its error logged,
 /// never sent); a request whose client left is ``clientClosedRequest``, and one whose body the
 /// connection refused is that refusal's status (the connection answered it).
+///
+/// Its async frame stays allocated while the handler runs, so it holds only what lives across
+/// that wait: what happens before and after (an error's answer, the response steps, the writes)
+/// is in synchronous functions out of line, and a streamed body in an async one of its own. With
+/// all of it inlined, the frame was 1,872 bytes, and the task allocator malloc'd a slab for it on
+/// every request. Out of line itself, so that its frame and its caller's are two allocations, each
+/// within the task allocator's slab (a frame over ~980 bytes gets a malloc of its own).
+@inline(never)
 private func respond(
     _ handler: HTTPHandler, request: Request, target: any ResponseTarget, requestID: String?, steps: ResponseSteps, logger: Logger
 ) async -> (Int, Int) {
-    var response: Response
+    let response: Response
     do {
         response = try await handler(request)
         // A body the connection refused (and answered) under a handler that did not read it.
         if let rejection = request.body?.rejection { return (Int(rejection.status.code), 0) }
     } catch {
-        // The connection answered already (and logged why): the request's status is that answer.
-        if let rejection = request.body?.rejection ?? (error as? RequestBodyError)?.rejection { return (Int(rejection.status.code), 0) }
-        // Ended under the handler (a reset stream, a closed connection): nobody to answer.
-        if error as? RequestBodyError == .connectionClosed || Task.isCancelled { return (clientClosedRequest, 0) }
-        logger.error("handler failed", metadata: ["method": "\(LogValue.quoted(request.head.method.rawValue))", "path": "\(LogValue.quoted(LogRedaction.target(request.head.path ?? "")))", "error": "\(LogValue.quoted(LogRedaction.scrub("\(error)")))"])
-        response = ProblemDetails(status: .internalServerError, detail: "the server failed to answer this request", requestID: requestID).response(to: request.head)
+        switch failure(error, request: request, requestID: requestID, logger: logger) {
+        case .status(let status): return (status, 0)
+        case .answer(let problem): response = problem
+        }
     }
+    switch send(response, request: request, target: target, requestID: requestID, steps: steps) {
+    case .sent(let status, let count):
+        return (status, count)
+    case .stream(let status, let write):
+        return await writeStream(write, status: status, request: request, target: target, logger: logger)
+    }
+}
+
+/// What a handler's error comes to: a status only (the connection answered, or the client left),
+/// or the 500 to send, its error logged.
+private enum HandlerFailure {
+    case status(Int)
+    case answer(Response)
+}
+
+@inline(never)
+private func failure(_ error: any Error, request: Request, requestID: String?, logger: Logger) -> HandlerFailure {
+    // The connection answered already (and logged why): the request's status is that answer.
+    if let rejection = request.body?.rejection ?? (error as? RequestBodyError)?.rejection { return .status(Int(rejection.status.code)) }
+    // Ended under the handler (a reset stream, a closed connection): nobody to answer.
+    if error as? RequestBodyError == .connectionClosed || Task.isCancelled { return .status(clientClosedRequest) }
+    logger.error("handler failed", metadata: ["method": "\(LogValue.quoted(request.head.method.rawValue))", "path": "\(LogValue.quoted(LogRedaction.target(request.head.path ?? "")))", "error": "\(LogValue.quoted(LogRedaction.scrub("\(error)")))"])
+    return .answer(ProblemDetails(status: .internalServerError, detail: "the server failed to answer this request", requestID: requestID).response(to: request.head))
+}
+
+/// A response handed to its target: sent whole (its status and body bytes), or a streamed body
+/// still to write after its head.
+private enum Sending {
+    case sent(status: Int, count: Int)
+    case stream(status: Int, write: @Sendable (ResponseBodyWriter) async throws -> Void)
+}
+
+/// `response` through `steps`, then to `target`: whole, or its head when its body is a stream.
+@inline(never)
+private func send(_ response: Response, request: Request, target: any ResponseTarget, requestID: String?, steps: ResponseSteps) -> Sending {
+    var response = response
     steps.apply(to: &response, for: request.head, requestID: requestID)
     let status = response.head.status.code
-    let length: Int64?
-    let write: @Sendable (ResponseBodyWriter) async throws -> Void
     switch response.body.storage {
     case .empty:
         target.writeResponse(response.head, body: [])
-        return (status, 0)
+        return .sent(status: status, count: 0)
     case .bytes(let bytes):
         target.writeResponse(response.head, body: bytes)
-        return (status, request.head.method == .head ? 0 : bytes.count)
-    case .stream(let streamLength, let streamWrite):
-        (length, write) = (streamLength, streamWrite)
+        return .sent(status: status, count: request.head.method == .head ? 0 : bytes.count)
+    case .stream(let length, let write):
+        target.writeStreamHead(response.head, length: length)
+        guard request.head.method != .head else {
+            target.finishStream()
+            return .sent(status: status, count: 0)
+        }
+        return .stream(status: status, write: write)
     case .switchingProtocols(let box):
         // Only ``Response/switchingProtocols(headerFields:to:)`` makes this storage.
         guard let box = box as? SwitchBox else { preconditionFailure("a 101 without its ProtocolSwitch") }
         target.switchProtocols(response.head, to: box.next)
-        return (status, 0)
+        return .sent(status: status, count: 0)
     }
-    target.writeStreamHead(response.head, length: length)
-    guard request.head.method != .head else {
-        target.finishStream()
-        return (status, 0)
-    }
+}
+
+/// Writes a streamed body whose head went out; returns the request's status and the bytes written.
+@inline(never)
+private func writeStream(
+    _ write: @Sendable (ResponseBodyWriter) async throws -> Void, status: Int, request: Request, target: any ResponseTarget, logger: Logger
+) async -> (Int, Int) {
     let counter = CountingSink(target)
     do {
         try await write(ResponseBodyWriter(sink: counter))
