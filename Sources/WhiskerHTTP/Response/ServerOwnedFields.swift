@@ -11,10 +11,16 @@ package enum ServerOwnedFields {
     /// Whether the server, not the handler, decides `name` on a response of this protocol.
     @inline(__always)
     package static func contains(_ name: HTTPField.Name, http2: Bool) -> Bool {
+        // Most fields of a response are none of these, and their lengths say so without comparing
+        // a name (this runs for every field of every response).
+        switch name.canonicalName.utf8.count {
+        case 4, 7, 10, 14, 16, 17: break
+        default: return false
+        }
         switch name {
-        case .contentLength, .transferEncoding, .connection, .date, keepAlive, proxyConnection: true
-        case .upgrade: http2
-        default: false
+        case .contentLength, .transferEncoding, .connection, .date, keepAlive, proxyConnection: return true
+        case .upgrade: return http2
+        default: return false
         }
     }
 
