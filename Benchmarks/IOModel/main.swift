@@ -1,8 +1,11 @@
 // Which libdispatch I/O model should a connection use? The same minimal keep-alive HTTP server
-// (a fixed 13-byte response per request) written three times: with a read source per connection
-// over non-blocking syscalls, with a DispatchIO stream channel, and with a few epoll workers
-// (Epoll.swift: one queue and one epoll set each, one read source on the epoll descriptor).
-// Build: swiftc -O *.swift -o io-model    Run: ./io-model sources|io|epoll PORT [WORKERS]
+// (a fixed 13-byte response per request) written four times: with a read source per connection
+// over non-blocking syscalls, with a DispatchIO stream channel, with a few epoll workers
+// (Epoll.swift: one queue and one epoll set each, one read source on the epoll descriptor), and
+// with a few event-loop threads (Loop.swift: a thread blocking in epoll_wait each). `epoll-tasks`
+// and `loop-tasks` answer each request from a Swift task preferring the worker, as Whisker does.
+// Build: swiftc -O *.swift -o io-model
+// Run: ./io-model sources|io|epoll|epoll-tasks|loop|loop-tasks PORT [WORKERS]
 // Load: wrk on loopback; measure.sh runs the comparison.
 // This is a measurement aid, not part of the library; see README.md beside it for the results.
 import Dispatch
@@ -89,9 +92,10 @@ final class IOConnection {
 let arguments = CommandLine.arguments
 let model = arguments.count > 1 ? arguments[1] : ""
 let workerCount = arguments.count == 4 ? Int(arguments[3]) ?? 0 : 1
-guard arguments.count == 3 || (arguments.count == 4 && model == "epoll"), let port = UInt16(arguments[2]),
-      ["sources", "io", "epoll"].contains(model), workerCount > 0 else {
-    print("usage: io-model sources|io PORT   or   io-model epoll PORT [WORKERS (default 1)]")
+let hasWorkers = ["epoll", "epoll-tasks", "loop", "loop-tasks"].contains(model)
+guard arguments.count == 3 || (arguments.count == 4 && hasWorkers), let port = UInt16(arguments[2]),
+      ["sources", "io"].contains(model) || hasWorkers, workerCount > 0 else {
+    print("usage: io-model sources|io PORT   or   io-model epoll|epoll-tasks|loop|loop-tasks PORT [WORKERS (default 1)]")
     exit(2)
 }
 signal(SIGPIPE, SIG_IGN)
@@ -108,11 +112,23 @@ guard bound == 0, listen(listener, 1024) == 0 else {
     exit(1)
 }
 _ = fcntl(listener, F_SETFL, O_NONBLOCK)
+let banner = "io-model \(model)\(hasWorkers ? " (\(workerCount) workers)" : "") listening on 127.0.0.1:\(port)"
+
+if model.hasPrefix("loop") {
+    // No Dispatch source at all: worker 0's thread accepts (the listener is in its epoll set).
+    let loops = (0..<workerCount).map { LoopWorker(index: $0, tasks: model == "loop-tasks") }
+    loops[0].listener = listener
+    loops[0].siblings = loops
+    for loop in loops { loop.start() }
+    loops[0].set.control(EPOLL_CTL_ADD, listener, EPOLLIN)
+    print(banner)
+    dispatchMain()
+}
 
 nonisolated(unsafe) var connections: [AnyObject] = []
 let acceptQueue = DispatchQueue(label: "accept")
 let acceptSource = DispatchSource.makeReadSource(fileDescriptor: listener, queue: acceptQueue)
-let workers = model == "epoll" ? (0..<workerCount).map { EpollWorker(index: $0) } : []
+let workers = model.hasPrefix("epoll") ? (0..<workerCount).map { EpollWorker(index: $0, tasks: model == "epoll-tasks") } : []
 nonisolated(unsafe) var nextWorker = 0
 acceptSource.setEventHandler {
     while true {
@@ -120,11 +136,11 @@ acceptSource.setEventHandler {
         guard fd >= 0 else { return }
         _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        if model == "epoll" {
+        if !workers.isEmpty {
             // Round-robin; the worker's own queue adds the descriptor to its epoll set.
             let worker = workers[nextWorker % workers.count]
             nextWorker += 1
-            worker.queue.async { worker.add(fd) }
+            worker.queue.async { worker.set.add(fd) }
             continue
         }
         let queue = DispatchQueue(label: "connection", target: .global())
@@ -132,5 +148,5 @@ acceptSource.setEventHandler {
     }
 }
 acceptSource.resume()
-print("io-model \(model)\(model == "epoll" ? " (\(workerCount) workers)" : "") listening on 127.0.0.1:\(port)")
+print(banner)
 dispatchMain()

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The three I/O models of main.swift + Epoll.swift side by side (README.md beside it has the results).
+# The I/O models of main.swift, Epoll.swift and Loop.swift side by side (README.md beside it has the results).
 #
 #   Benchmarks/IOModel/measure.sh [OUTPUT_DIR]        (default /tmp/io-model-results)
-#   environment: ROUNDS=3 DURATION=5 STRACE_DURATION=3 CONNECTIONS=64 WORKERS=1 PORT=18090
-#                SERVER_CPU=0 CLIENT_CPU=1 MODELS="sources io epoll"
+#   environment: ROUNDS=2 DURATION=5 STRACE_DURATION=3 CONNECTIONS=64 WORKERS=1 PORT=18090
+#                SERVER_CPU=0 CLIENT_CPU=1 MODELS="sources io epoll epoll-tasks loop loop-tasks"
+#                (WORKERS goes to the epoll and loop models; IOMODEL_YIELD=1 reaches the servers:
+#                the -tasks models' handler then suspends once a request, see Epoll.swift)
 #
 # Builds /tmp/io-model, then, with the server pinned to SERVER_CPU and wrk to CLIENT_CPU:
 #  1. ROUNDS alternating rounds (sources, io, epoll, sources, ...) of
@@ -16,8 +18,9 @@
 #     (every thread, including any that exit; much less overhead than strace);
 #  3. per model, a fresh server with `strace -c -f -p PID` attached during `wrk -dSTRACE_DURATIONs`,
 #     detached with SIGINT: syscalls per request, by syscall;
-#  4. per model, `wrk -c1` for DURATION s: the latency of a lone connection (and, with perf, the
-#     syscalls and context switches per request of a lone connection, in a further run).
+#  4. per model, `wrk -c1` for DURATION s: the latency of a lone connection, with the server CPU and
+#     thread switches per request measured as in 2 (and, with perf, the syscalls and context
+#     switches per request of a lone connection, in a further run).
 # Loopback only. Every server runs under `timeout`, every wrk, perf and strace is bounded, and a
 # trap stops whatever is still running on exit. Raw outputs and summary.md go to OUTPUT_DIR.
 set -euo pipefail
@@ -25,7 +28,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export PATH=/opt/swift/usr/bin:$PATH
 out=${1:-/tmp/io-model-results}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-2}
 duration=${DURATION:-5}
 strace_duration=${STRACE_DURATION:-3}
 connections=${CONNECTIONS:-64}
@@ -33,7 +36,7 @@ workers=${WORKERS:-1}
 base_port=${PORT:-18090}
 server_cpu=${SERVER_CPU:-0}
 client_cpu=${CLIENT_CPU:-1}
-read -r -a models <<< "${MODELS:-sources io epoll}"
+read -r -a models <<< "${MODELS:-sources io epoll epoll-tasks loop loop-tasks}"
 bin=/tmp/io-model
 server_limit=$((duration + strace_duration + 60))   # no server outlives this, whatever happens
 
@@ -55,7 +58,7 @@ trap 'exit 130' INT TERM
 # start_server MODEL PORT: sets $server (the io-model pid) and $wrapper (its timeout).
 start_server() {
     local model=$1 port=$2 extra=()
-    if [ "$model" = epoll ]; then extra=("$workers"); fi
+    case $model in epoll* | loop*) extra=("$workers") ;; esac
     taskset -c "$server_cpu" timeout "$server_limit" "$bin" "$model" "$port" "${extra[@]}" \
         > "$out/server.log" 2>&1 &
     wrapper=$!
@@ -109,7 +112,7 @@ summary="$out/summary.md"
     echo "# IOModel measurement, $(date)"
     echo
     echo "$(uname -sr), $(nproc) CPUs, $(swiftc --version 2>&1 | head -1)"
-    echo "server on CPU $server_cpu, wrk on CPU $client_cpu, epoll workers: $workers, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "server on CPU $server_cpu, wrk on CPU $client_cpu, epoll/loop workers: $workers, IOMODEL_YIELD=${IOMODEL_YIELD:-0}, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo
 } > "$summary"
 
@@ -169,24 +172,32 @@ perf_run() {
 }
 has_perf=$(command -v perf > /dev/null && echo yes || echo "")
 
-# 2. CPU and thread switches per request (and the perf cross-check).
+# proc_run MODEL CONNECTIONS FILE: a fresh server and one wrk run into FILE; sets
+# cpu_us[MODEL,CONNECTIONS] (utime+stime) and switch_count[MODEL,CONNECTIONS] (all threads:
+# "total (voluntary + involuntary)") per request, from /proc before and after.
 declare -A cpu_us switch_count
-for model in "${models[@]}"; do
+proc_run() {
+    local model=$1 c=$2 file=$3 port n ticks_before ticks_after voluntary_before involuntary_before \
+        voluntary_after involuntary_after voluntary involuntary
     port=$(port_of "$model")
     start_server "$model" "$port"
     ticks_before=$(cpu_ticks "$server")
     read -r voluntary_before involuntary_before <<< "$(switches "$server")"
-    file="$out/cpu-$model.txt"
-    load "$file" "$connections" "$duration" "$port"
+    load "$file" "$c" "$duration" "$port"
     ticks_after=$(cpu_ticks "$server")
     read -r voluntary_after involuntary_after <<< "$(switches "$server")"
+    stop_server
     n=$(requests "$file")
-    cpu_us[$model]=$(divide $((ticks_after - ticks_before)) "$n" $((1000000 / clk_tck)) "%.1f")
+    cpu_us[$model,$c]=$(divide $((ticks_after - ticks_before)) "$n" $((1000000 / clk_tck)) "%.1f")
     voluntary=$((voluntary_after - voluntary_before))
     involuntary=$((involuntary_after - involuntary_before))
-    switch_count[$model]="$(divide $((voluntary + involuntary)) "$n") ($(divide "$voluntary" "$n") + $(divide "$involuntary" "$n"))"
-    stop_server
-    echo "$model: $n requests, ${cpu_us[$model]} µs CPU and ${switch_count[$model]} thread switches (voluntary + involuntary) per request"
+    switch_count[$model,$c]="$(divide $((voluntary + involuntary)) "$n") ($(divide "$voluntary" "$n") + $(divide "$involuntary" "$n"))"
+    echo "$model -c$c: $n requests, ${cpu_us[$model,$c]} µs CPU and ${switch_count[$model,$c]} thread switches (voluntary + involuntary) per request"
+}
+
+# 2. CPU and thread switches per request (and the perf cross-check).
+for model in "${models[@]}"; do
+    proc_run "$model" "$connections" "$out/cpu-$model.txt"
     if [ -n "$has_perf" ]; then perf_run "$model" "$connections"; fi
 done
 
@@ -210,14 +221,11 @@ done
 # 4. One connection.
 declare -A c1_rps c1_p50 c1_p99
 for model in "${models[@]}"; do
-    port=$(port_of "$model")
-    start_server "$model" "$port"
     file="$out/c1-$model.txt"
-    load "$file" 1 "$duration" "$port"
+    proc_run "$model" 1 "$file"
     c1_rps[$model]=$(rps "$file")
     c1_p50[$model]=$(percentile "$file" 50)
     c1_p99[$model]=$(percentile "$file" 99)
-    stop_server
     echo "$model -c1: ${c1_rps[$model]} req/s, p50 ${c1_p50[$model]}, p99 ${c1_p99[$model]}"
     if [ -n "$has_perf" ]; then perf_run "$model" 1; fi
 done
@@ -245,12 +253,12 @@ reference=${models[0]}
     echo
     for round in $(seq "$rounds"); do echo "Load average (1 min) after each run of round $round: ${round_load[$round]%, }."; done
     echo
-    echo "## Per request (separate runs)"
+    echo "## Per request (separate runs, each on a fresh server)"
     echo
-    echo "| model | CPU µs | thread switches (/proc: voluntary + involuntary) | syscalls (perf) | context switches (perf) | -c1 req/s | -c1 p50 | -c1 p99 | -c1 syscalls (perf) | -c1 context switches (perf) |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| model | -c$connections CPU µs | -c$connections thread switches (/proc: voluntary + involuntary) | -c$connections syscalls (perf) | -c$connections context switches (perf) | -c1 req/s | -c1 p50 | -c1 p99 | -c1 CPU µs | -c1 thread switches (/proc) | -c1 syscalls (perf) | -c1 context switches (perf) |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     for model in "${models[@]}"; do
-        echo "| $model | ${cpu_us[$model]} | ${switch_count[$model]} | ${perf_syscalls[$model,$connections]:-n/a} | ${perf_switches[$model,$connections]:-n/a} | ${c1_rps[$model]} | ${c1_p50[$model]} | ${c1_p99[$model]} | ${perf_syscalls[$model,1]:-n/a} | ${perf_switches[$model,1]:-n/a} |"
+        echo "| $model | ${cpu_us[$model,$connections]} | ${switch_count[$model,$connections]} | ${perf_syscalls[$model,$connections]:-n/a} | ${perf_switches[$model,$connections]:-n/a} | ${c1_rps[$model]} | ${c1_p50[$model]} | ${c1_p99[$model]} | ${cpu_us[$model,1]} | ${switch_count[$model,1]} | ${perf_syscalls[$model,1]:-n/a} | ${perf_switches[$model,1]:-n/a} |"
     done
     echo
     if [ -n "$has_perf" ]; then
