@@ -1,8 +1,9 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// The allocation budget (issue 25): mallocs per request for HTTP/1.1 keep-alive, h2c and the
-/// OpenAPI transport, counted in process by ordo-one/benchmark (package-benchmark) with its
+/// The allocation budget (issue 25, grown in issue 41): mallocs per request for HTTP/1.1
+/// keep-alive, h2c, the OpenAPI transport, the demo's `?count=3` and JSON body with validation,
+/// and h2 over TLS, counted in process by ordo-one/benchmark (package-benchmark) with its
 /// malloc interposer, and checked against Thresholds/ by `make test-budget` (README.md).
 ///
 /// A nested package, so that the library's own Package.swift gains no dependency: a server that
