@@ -37,5 +37,21 @@ let package = Package(
             ],
             path: "Benchmarks/AllocationBudget"
         ),
+        // The per-layer micro-benchmarks (`make bench-layers`, not part of `make test`): time
+        // and mallocs per operation of the parser, router, query decoding, validation, response
+        // head and framing. The layers that are `package` in Whisker are reached through small
+        // `@_spi(Benchmarks)` entry points (WhiskerHTTP's HTTP1Benchmarks,
+        // OpenAPIWhiskerDocument's RequestValidatorBenchmark).
+        .executableTarget(
+            name: "Layers",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Whisker", package: "whisker"),
+                .product(name: "WhiskerTesting", package: "whisker"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Benchmarks/Layers"
+        ),
     ]
 )
