@@ -7,8 +7,9 @@ import PackageDescription
 /// malloc interposer, and checked against Thresholds/ by `make test-budget` (README.md).
 ///
 /// A nested package, so that the library's own Package.swift gains no dependency: a server that
-/// depends on Whisker never fetches package-benchmark. It reaches the server through public API
-/// only (WhiskerTesting's `InMemoryConnection`), so it builds without `-enable-testing`.
+/// depends on Whisker never fetches package-benchmark. The budget reaches the server through
+/// public API only (WhiskerTesting's `InMemoryConnection`), so it builds without
+/// `-enable-testing`; the micro-benchmarks also use two `@_spi(Benchmarks)` entry points.
 ///
 /// package-benchmark's `swift package benchmark` finds benchmark executables in a folder named
 /// `Benchmarks` at the package's root, hence Benchmarks/Allocations/Benchmarks/AllocationBudget.
@@ -24,9 +25,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
+        // OpenSSL from the system, for h2-tls's blocking client (the library's COpenSSL is not a
+        // product: a dependent package cannot import it).
+        .systemLibrary(name: "CBudgetOpenSSL", path: "Sources/CBudgetOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .executableTarget(
             name: "AllocationBudget",
             dependencies: [
+                "CBudgetOpenSSL",
                 .product(name: "Benchmark", package: "benchmark"),
                 // The umbrella product; the benchmark imports the layer modules it measures
                 // (WhiskerCore, WhiskerHTTP2, OpenAPIWhisker), which it builds.
