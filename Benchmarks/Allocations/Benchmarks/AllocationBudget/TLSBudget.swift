@@ -111,7 +111,11 @@ final class BlockingTLSClient {
 
     /// Connects to 127.0.0.1:`port`, completes the handshake and checks that ALPN chose `h2`.
     init(port: Int, trusting caPath: String) throws {
+        #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         self.fd = fd
         guard fd >= 0 else { throw TLSBudgetError("socket: errno \(errno)") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -126,13 +130,13 @@ final class BlockingTLSClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0, let context = SSL_CTX_new(TLS_client_method()) else {
-            Glibc.close(fd)
+            closeSocket(fd)
             throw TLSBudgetError("connect: errno \(errno)")
         }
         self.context = context
         guard SSL_CTX_load_verify_locations(context, caPath, nil) == 1, let ssl = SSL_new(context) else {
             SSL_CTX_free(context)
-            Glibc.close(fd)
+            closeSocket(fd)
             throw TLSBudgetError("cannot load the CA \(caPath)")
         }
         self.ssl = ssl
@@ -154,7 +158,7 @@ final class BlockingTLSClient {
     deinit {
         SSL_free(ssl)
         SSL_CTX_free(context)
-        Glibc.close(fd)
+        closeSocket(fd)
     }
 
     /// Writes `bytes` (one TLS record for a short request).
@@ -179,6 +183,9 @@ final class BlockingTLSClient {
         }
     }
 }
+
+/// `close(2)`, named apart from the methods called `close`.
+private func closeSocket(_ fd: Int32) { _ = close(fd) }
 
 struct TLSBudgetError: Error, CustomStringConvertible {
     let description: String
