@@ -5,7 +5,8 @@
 #   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
 #   make test    the layer check, the documentation, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary, then the generator's examples on Whisker (test-examples)
 #   make test-newcomer  a new package made from README.md alone, built, served and checked (Scripts/newcomer.sh)
-#   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport) against Benchmarks/Allocations/Thresholds
+#   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport, the demo's ?count=3 and JSON body validated, h2 over TLS) against Benchmarks/Allocations/Thresholds
+#   make bench-layers  per-layer micro-benchmarks (parser, router, query decoding, validation, response head, framing): ns and mallocs an operation (not part of `make test`)
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
 #   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
@@ -149,9 +150,11 @@ test-lib:
 	$(SWIFT) test --traits $(LIB_TRAITS) --skip-build --no-parallel --filter '$(MEMORY_SUITES)'
 
 # test-budget: allocations per request, counted by package-benchmark's malloc interposer in a
-# nested package (Benchmarks/Allocations, README.md there), for HTTP/1.1 keep-alive, h2c and the
-# OpenAPI transport; each count must equal its budget in Benchmarks/Allocations/Thresholds/debug,
-# or the check fails with the numbers (more allocations, or fewer: then lower the budget). Built in
+# nested package (Benchmarks/Allocations, README.md there), for HTTP/1.1 keep-alive, h2c, the
+# OpenAPI transport, the demo's `GET /api/emoji?count=3` and `POST /api/adopt` (a JSON body)
+# validated against its document, and h2 over TLS on a loopback socket; each count must equal
+# its budget in Benchmarks/Allocations/Thresholds/debug, or the check fails with the numbers (more
+# allocations, or fewer: then lower the budget). Built in
 # debug: a clean debug build takes about a minute on two cores, release about two; the counts are
 # exact either way, and release's are in Thresholds/release (`make test-budget BUDGET_CONFIG=release`).
 # test-budget-update writes the current counts as the budget; test-budget-stacks shows where a
@@ -178,6 +181,26 @@ test-budget-update: build-budget
 
 test-budget-stacks: build-budget
 	$(BUDGET)/budget.sh stacks "$$($(BUDGET_BUILD) --show-bin-path)" $(BUDGET_CONFIG)
+
+# bench-layers: the per-layer micro-benchmarks (Benchmarks/Allocations/Benchmarks/Layers, README.md
+# there): wall clock and mallocs per operation of the HTTP/1.1 parser, the router, query decoding
+# (Whisker's and swift-openapi-runtime's), validation, the response head and HTTP/1.1 and HTTP/2
+# framing in memory, printed as one table per metric. Release build, not part of `make test`
+# (time is not deterministic). LAYERS_FILTER=regex runs some; LAYERS_BASELINE=name saves the run
+# as a baseline, LAYERS_COMPARE=name compares the run with a saved one (two revisions: save on
+# one, compare on the other).
+LAYERS_BUILD = $(SWIFT) build --package-path $(BUDGET) -c release
+LAYERS_FILTER ?=
+LAYERS_BASELINE ?=
+LAYERS_COMPARE ?=
+unexport LAYERS_FILTER LAYERS_BASELINE LAYERS_COMPARE
+.PHONY: bench-layers
+bench-layers: deps
+	rm -f $(BUDGET)/.build/*/release/description.json
+	$(LAYERS_BUILD) --product Layers
+	$(LAYERS_BUILD) --product BenchmarkTool
+	LAYERS_FILTER='$(LAYERS_FILTER)' LAYERS_BASELINE='$(LAYERS_BASELINE)' LAYERS_COMPARE='$(LAYERS_COMPARE)' \
+		$(BUDGET)/layers.sh "$$($(LAYERS_BUILD) --show-bin-path)"
 
 # H2SPEC: the h2spec binary for Demo/CatService/Tests/h2spec.sh (HTTP/2 conformance, three modes).
 # No registry packages it; .ci/run passes ../shared/tools/h2spec. Without it that script says so

@@ -60,6 +60,34 @@ let benchmarks: @Sendable () -> Void = {
             (HTTPResponse(status: .ok, headerFields: [.contentType: "text/plain"]), HTTPBody("hello"))
         }, method: .get, path: "/hello")
     })
+
+    // The demo's operations (DemoOperations.swift), checked against the demo's own document
+    // (Demo/CatService/Sources/CatServiceCore/openapi.yaml) as `cat-service` checks them, their
+    // handlers decoding and encoding as the generated code does.
+    Benchmark("openapi-query", configuration: configuration()) { benchmark in
+        try await DemoOperations.budget.request(benchmark, DemoOperations.emojiRequest, until: DemoOperations.isEmojiResponse)
+    } setup: {
+        try await DemoOperations.budget.open()
+    } teardown: {
+        DemoOperations.budget.close()
+    }
+    Benchmark("openapi-json-body", configuration: configuration()) { benchmark in
+        try await DemoOperations.budget.request(benchmark, DemoOperations.adoptRequest, until: DemoOperations.isAdoptResponse)
+    } setup: {
+        try await DemoOperations.budget.open()
+    } teardown: {
+        DemoOperations.budget.close()
+    }
+
+    // HTTP/2 over TLS over a loopback socket (TLSBudget.swift).
+    let tls = TLSBudget(routes: hello)
+    Benchmark("h2-tls", configuration: configuration()) { benchmark in
+        try await tls.request(benchmark)
+    } setup: {
+        try await tls.open()
+    } teardown: {
+        try await tls.close()
+    }
 }
 
 /// One benchmark's server and its persistent in-memory connection.
@@ -89,6 +117,11 @@ final class Budget: @unchecked Sendable {
     func close() {
         connection?.close()
         connection = nil
+    }
+
+    /// Sends `request` over HTTP/1.1 and counts its mallocs as ``measure(_:_:until:)`` does.
+    func request(_ benchmark: Benchmark?, _ request: [UInt8], until isComplete: @escaping @Sendable (ArraySlice<UInt8>) -> Bool) async throws {
+        try await measure(benchmark, request, until: isComplete)
     }
 
     /// Sends `request` and counts the mallocs until the response satisfies `isComplete` and the
