@@ -18,11 +18,18 @@ import WhiskerCore
         validator = try validation.validator(method: method, path: path)
     }
 
-    /// Checks `request` and `body` (read whole when it is JSON, as the transport does).
+    /// Checks `request` and `body` (read whole when it is JSON), as the transport's validation
+    /// does: synchronously when nothing needs waiting for, else through the async check.
     /// - Returns: Whether the request passes (`false`: it would be answered with a 400 or 415).
     public func validate(_ request: HTTPRequest, body: [UInt8]?) async throws -> Bool {
-        let chunks = body.map { BodyChunks(bytes: $0) }
-        switch try await validator.validate(request, pathParameters: PathParameters(), body: chunks, lengthHint: body.map { Int64($0.count) }, status: .badRequest, logger: logger) {
+        let outcome: RequestValidator.Outcome
+        if let quick = validator.validateWithoutWaiting(request, pathParameters: PathParameters(), hasBody: body != nil, status: .badRequest, logger: logger) {
+            outcome = quick
+        } else {
+            let chunks = body.map { BodyChunks(bytes: $0) }
+            outcome = try await validator.validate(request, pathParameters: PathParameters(), body: chunks, lengthHint: body.map { Int64($0.count) }, status: .badRequest, logger: logger)
+        }
+        switch outcome {
         case .proceed: return true
         case .answer: return false
         }
