@@ -168,9 +168,12 @@ for s in "${SERVERS[@]}"; do
     n=$(scenarios_of "$s" | wc -l); runs=$((runs + n))
 done
 # A server start takes about 3 s (cat-service about 5), each scenario its warm-up, its run and a second.
-estimate=$(( ROUNDS * (runs * (DURATION + WARMUP + 1) + ${#SERVERS[@]} * 4) ))
-note "$ROUNDS round(s) of ${#SERVERS[@]} server(s), $runs server-scenario pair(s) a round, ${DURATION}s each (+${WARMUP}s warm-up):" \
-    "about $((estimate / 60)) min $((estimate % 60)) s of HTTP/1.1 measurement$( ((H2)) && echo ", then the HTTP/2 part")$( ((missing_peers)) && echo ", after building $missing_peers peer(s) (5 to 12 min each)")"
+# HTTP/2: each server that speaks it, twice (h2c, TLS) a round, started each time.
+h2_count=0
+for s in "${SERVERS[@]}"; do case $s in nginx | whisker-plain | whisker | whisker-validating | cat-service | hummingbird) h2_count=$((h2_count + 1)) ;; esac; done
+estimate=$(( ROUNDS * (runs * (DURATION + WARMUP + 1) + ${#SERVERS[@]} * 4) + (H2 ? ROUNDS * h2_count * 2 * (DURATION + WARMUP + 3) : 0) ))
+note "$ROUNDS round(s) of ${#SERVERS[@]} server(s), $runs server-scenario pair(s) a round, ${DURATION}s each (+${WARMUP}s warm-up)$( ((H2)) && echo ", then $h2_count over HTTP/2"):" \
+    "about $((estimate / 60)) min $((estimate % 60)) s of measurement$( ((missing_peers)) && echo ", after building $missing_peers peer(s) (5 to 12 min each)")"
 
 declare -A BIN
 declare -A BUILT
