@@ -431,8 +431,10 @@ table=$out/table.md
             whisker) echo "Whisker: its bench server (Benchmarks/cat-service-whisker, no validation)." ;;
         esac)"
     echo
-    for s in "${SERVERS[@]}"; do
-        if [[ -r ${BIN[$s]:-/nonexistent}.build-info ]]; then echo "- $(<"${BIN[$s]}.build-info")"; fi
+    declare -A listed=()
+    for s in "${peer_columns[@]}"; do
+        b=${BIN[$s]:-/nonexistent}
+        if [[ -z ${listed[$b]:-} && -r $b.build-info ]]; then echo "- $(<"$b.build-info")"; listed[$b]=1; fi
     done
     echo
     awk -F, -v servers="${peer_columns[*]}" -v wname="$peer_whisker" -v scenarios="${SCENARIO_NAMES[*]}" '
