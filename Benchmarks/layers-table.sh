@@ -71,7 +71,7 @@ awk -F, '
             }
             print line
         }
-        if (last == "") exit
+        if (last == "" || (!("floor" in have) && !("nginx" in have))) exit
         line = "| distance from the floor (" last " − " (("floor" in have) ? "floor; h2: nginx" : "nginx") ") |"
         for (i = 1; i <= n; i++) {
             w = median(last, c[i], "cpu_us_per_req"); f = median(floorOf[c[i]], c[i], "cpu_us_per_req")
