@@ -296,15 +296,18 @@ docs:
 	    --enable-inherited-docs --output-path $(DOCS_OUTPUT) --warnings-as-errors
 	Scripts/check-doc-coverage.py $(DOCS_SCRATCH) $(DOCS_MODULES)
 
-# bench: the CatService on Whisker, Hummingbird 2 and Vapor 4, side by side (Benchmarks/bench.sh;
-# not part of `make test`). The first run builds the peers in release (5 to 12 minutes each, once per
-# machine); Whisker's benchmark server is rebuilt incrementally every run. BENCH_ROUNDS (3),
-# BENCH_DURATION (5 s a scenario) and the other settings are described in Benchmarks/README.md;
-# e.g. `make bench BENCH_ROUNDS=5`. Results: Benchmarks/.results/ (latest.md is the last table).
-# Then HTTP/2, Whisker vs Hummingbird, h2c and h2 over TLS with h2load (Benchmarks/bench-h2.sh;
-# latest-h2.md).
+# bench: where each microsecond of a request goes, layer by layer (a C floor, nginx, Whisker with a
+# plain route, + the transport and generated handler, + validation, + the demo's response steps), and
+# the CatService on Whisker (cat-service as `make run` builds it), Hummingbird 2 and Vapor 4, side by
+# side, over HTTP/1.1 (wrk) and then HTTP/2 (h2c and h2 over TLS, h2load: Benchmarks/bench-h2.sh,
+# which bench.sh runs). Not part of `make test`. The first run builds the peers in release (5 to 12
+# minutes each, once per machine); Whisker's bench server and cat-service are rebuilt incrementally
+# every run. A default run measures for about 21 minutes; BENCH_SERVERS, BENCH_SCENARIOS,
+# BENCH_ROUNDS (3), BENCH_DURATION (5 s a scenario) and the other settings are in
+# Benchmarks/README.md; e.g. `make bench BENCH_ROUNDS=5`. nginx and h2load come from `make deps`.
+# Results: Benchmarks/.results/ (latest.md: the last report; latest-layers.md: its per-layer table).
 .PHONY: bench
-bench:
+bench: deps
 	@if ! command -v wrk >/dev/null; then \
 	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
 	    echo "bench: installing wrk"; \
@@ -312,7 +315,6 @@ bench:
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk; \
 	fi
 	bash Benchmarks/bench.sh
-	bash Benchmarks/bench-h2.sh
 
 # soak: a release cat-service under a few minutes of mixed load (Scripts/soak.sh: HTTP/1.1, h2c, h2
 # over TLS, 20 MiB uploads, event streams and clips left midway, a certificate reload every 10 s),

@@ -1,29 +1,46 @@
 #!/usr/bin/env bash
-# Benchmarks/bench-h2.sh (the HTTP/2 part of `make bench`): the CatService on Whisker and on
-# Hummingbird 2 over HTTP/2, side by side: h2c with prior knowledge, and h2 over TLS (ALPN).
+# Benchmarks/bench-h2.sh (the HTTP/2 part of `make bench`, which bench.sh runs): the servers of
+# bench.sh that speak HTTP/2, side by side: h2c with prior knowledge, and h2 over TLS (ALPN).
 #
-# For BENCH_ROUNDS rounds, each server in turn (W, HB, W, HB, ...) runs pinned to one core and
-# h2load (Debian nghttp2-client) pinned to the other, `h2load -t1 -c16 -m16` (16 connections x 16
-# streams) on GET /api/emoji for BENCH_DURATION seconds after 1 s of warm-up, once over h2c and
-# once over TLS with the development certificate in Tests/Certificates. Reports req/s, failed and
-# errored requests, and server CPU per request, as medians with the min-max spread, and the ratio
-# Whisker/Hummingbird per round. Vapor is left out: swift-openapi-vapor's server does not speak
-# HTTP/2 without more set-up than the others.
+#   nginx               the HTTP/2 floor (nginx-config.sh h2c / tls; the C floor speaks HTTP/1.1 only)
+#   whisker-plain       Whisker's bench server with CAT_LAYER=plain: one closure route, no OpenAPI
+#   whisker             ... with WhiskerTransport and the generated handler
+#   whisker-validating  ... and CAT_VALIDATION=1
+#   cat-service         the demo as `make run` builds it (h2c on --port; TLS only with --no-cleartext)
+#   hummingbird         the peer (CAT_H2C=1: plaintextHTTP2(), HTTP/2 only on that port)
+#
+# For BENCH_ROUNDS rounds, each server in turn runs pinned to one core and h2load (Debian
+# nghttp2-client) pinned to the other, `h2load -t1 -c16 -m16` (16 connections x 16 streams) on
+# GET /api/emoji: BENCH_WARMUP seconds of warm-up (a run of its own), then the measured run of
+# BENCH_DURATION seconds, around which the server's CPU time is read; once over h2c and once over
+# TLS with the development certificate in Tests/Certificates. Reports req/s, failed and errored
+# requests, and server CPU per request, as medians with the min-max spread, and the ratio
+# Whisker/Hummingbird per round (Whisker: cat-service, else the bench server). Vapor is left out:
+# swift-openapi-vapor's server does not speak HTTP/2 without more set-up than the others.
+#
+# Until issue 41 the warm-up was h2load's --warm-up-time inside the measured run: the CPU time of the
+# warm-up second was divided by the requests of the 5 s after it, so CPU per request read about 6/5
+# of what it is (17.5 µs then is about 14.6 now, for the same work).
 #
 # Loopback only; every server it starts is stopped on exit. Settings (environment), as bench.sh:
-#   BENCH_ROUNDS=3 BENCH_DURATION=5 BENCH_SERVER_CPU=0 BENCH_CLIENT_CPU=1 BENCH_PORT_BASE=18080
-#   BENCH_H2_SERVERS="whisker hummingbird"
-# Results: Benchmarks/.results/<UTC time>-h2/ and Benchmarks/.results/latest-h2.md.
+#   BENCH_ROUNDS=3 BENCH_DURATION=5 BENCH_WARMUP=1 BENCH_SERVER_CPU=0 BENCH_CLIENT_CPU=1 BENCH_PORT_BASE=18080
+#   BENCH_H2_SERVERS="nginx whisker-plain whisker whisker-validating cat-service hummingbird"
+#   (ports: PORT_BASE + 10 + bench.sh's offset: whisker 18091, hummingbird 18092, whisker-validating 18094,
+#   nginx 18097, whisker-plain 18098, cat-service 18099)
+#   BENCH_H2_RESULTS=DIR    where the results go (bench.sh: its run's folder/h2)
+#   BENCH_BUILT="whisker=PATH cat-service=PATH ..."  binaries bench.sh has built already (no rebuild)
+# Results: Benchmarks/.results/<UTC time>-h2/ (or BENCH_H2_RESULTS) and Benchmarks/.results/latest-h2.md.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 ROUNDS=${BENCH_ROUNDS:-3}
 DURATION=${BENCH_DURATION:-5}
+WARMUP=${BENCH_WARMUP:-1}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 PORT_BASE=${BENCH_PORT_BASE:-18080}
-read -r -a SERVERS <<<"${BENCH_H2_SERVERS:-whisker hummingbird}"
+read -r -a SERVERS <<<"${BENCH_H2_SERVERS:-nginx whisker-plain whisker whisker-validating cat-service hummingbird}"
 CERTS=$root/Tests/Certificates
 HOST=127.0.0.1
 
@@ -32,22 +49,31 @@ die() { note "$*"; exit 1; }
 for tool in h2load curl taskset; do command -v "$tool" >/dev/null || die "$tool is missing (apt-get install nghttp2-client curl util-linux)"; done
 if ! command -v swift >/dev/null; then export PATH="$PATH:/opt/swift/usr/bin"; fi
 CLK_TCK=$(getconf CLK_TCK)
-declare -A LABEL=([whisker]=Whisker [hummingbird]=Hummingbird)
-declare -A PORT_OFFSET=([whisker]=11 [hummingbird]=12)
+for v in ROUNDS DURATION WARMUP SERVER_CPU CLIENT_CPU PORT_BASE; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || die "BENCH_$v must be a whole number, got '${!v}'"
+done
+((ROUNDS >= 1 && DURATION >= 1)) || die "BENCH_ROUNDS and BENCH_DURATION must be at least 1"
+declare -A LABEL=([whisker]="Whisker (transport)" [hummingbird]=Hummingbird [nginx]=nginx [whisker-plain]="Whisker, plain route"
+    [whisker-validating]="Whisker, validating" [cat-service]="Whisker (cat-service)")
+declare -A PORT_OFFSET=([whisker]=11 [hummingbird]=12 [whisker-validating]=14 [nginx]=17 [whisker-plain]=18 [cat-service]=19)
+declare -A BUILD=([whisker]=whisker [whisker-validating]=whisker [whisker-plain]=whisker [nginx]=nginx [cat-service]=cat-service [hummingbird]=hummingbird)
+for s in "${SERVERS[@]}"; do [[ -n ${PORT_OFFSET[$s]:-} ]] || die "unknown server '$s' (${!PORT_OFFSET[*]})"; done
 
 started=()
 cleanup() { local pid; for pid in "${started[@]}"; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 trap 'note "interrupted; stopping the servers"; exit 130' INT TERM HUP
 
-declare -A BIN
+declare -A BIN BUILT
+for kv in ${BENCH_BUILT:-}; do BUILT[${kv%%=*}]=${kv#*=}; done
 for s in "${SERVERS[@]}"; do
-    bin=$(bash "$here/build.sh" "$s" | tail -n 1) || die "${LABEL[$s]} failed to build"
-    BIN[$s]=$bin
+    b=${BUILD[$s]}
+    if [[ -z ${BUILT[$b]:-} ]]; then BUILT[$b]=$(bash "$here/build.sh" "$b" | tail -n 1) || die "${LABEL[$s]} failed to build"; fi
+    BIN[$s]=${BUILT[$b]}
 done
 
 run_id=$(date -u +%Y%m%dT%H%M%SZ)-h2
-out=$here/.results/$run_id
+out=${BENCH_H2_RESULTS:-$here/.results/$run_id}
 mkdir -p "$out"
 csv=$out/results.csv
 echo "round,server,mode,metric,value" >"$csv"
@@ -57,7 +83,19 @@ problems=()
 start() {
     local s=$1 mode=$2 port=$3 log=$4 url env=(CAT_H2C=1 CAT_CLIP="$here/Shared/clip-1MiB.mp4")
     if [[ $mode == tls ]]; then env=(CAT_TLS_CERT="$CERTS/localhost.pem" CAT_TLS_KEY="$CERTS/localhost-key.pem" CAT_CLIP="$here/Shared/clip-1MiB.mp4"); fi
-    env "${env[@]}" taskset -c "$SERVER_CPU" "${BIN[$s]}" "$port" >"$log" 2>&1 &
+    env+=(CAT_LAYER="$([[ $s == whisker-plain ]] && echo plain || echo transport)" CAT_VALIDATION="$([[ $s == whisker-validating ]] && echo 1 || echo 0)")
+    local command=("${BIN[$s]}" "$port")
+    case $s in
+        nginx) command=(nginx -p "$out" -c "$(bash "$here/nginx-config.sh" "$mode" "$port" "$out")") ;;
+        cat-service)
+            command=("${BIN[$s]}" --host "$HOST" --log-level warning)
+            if [[ $mode == tls ]]; then
+                command+=(--no-cleartext --tls-port "$port" --tls-certificate "$CERTS/localhost.pem" --tls-private-key "$CERTS/localhost-key.pem")
+            else
+                command+=(--port "$port")
+            fi ;;
+    esac
+    env "${env[@]}" taskset -c "$SERVER_CPU" "${command[@]}" >"$log" 2>&1 &
     pid=$!
     started+=("$pid")
     url=$([[ $mode == tls ]] && echo "https://localhost:$port" || echo "http://$HOST:$port")
@@ -93,10 +131,14 @@ for ((round = 1; round <= ROUNDS; round++)); do
             tag="round $round/$ROUNDS, ${LABEL[$s]}, $mode"
             if ! start "$s" "$mode" "$port" "$log"; then problems+=("$tag: did not start"); stop; continue; fi
             url=$([[ $mode == tls ]] && echo "https://127.0.0.1:$port" || echo "http://$HOST:$port")
-            before=$(ticks "$pid")
             result=$out/h2load-$s-$mode-r$round.txt
+            if ((WARMUP > 0)); then
+                timeout -k 5 $((WARMUP + 30)) taskset -c "$CLIENT_CPU" \
+                    h2load -t1 -c16 -m16 -D "$WARMUP" "$url/api/emoji" >"$out/warmup-$s-$mode-r$round.txt" 2>&1 || true
+            fi
+            before=$(ticks "$pid")
             timeout -k 5 $((DURATION + 30)) taskset -c "$CLIENT_CPU" \
-                h2load -t1 -c16 -m16 -D "$DURATION" --warm-up-time=1 "$url/api/emoji" >"$result" 2>&1 || true
+                h2load -t1 -c16 -m16 -D "$DURATION" "$url/api/emoji" >"$result" 2>&1 || true
             after=$(ticks "$pid")
             stop
             finished=$(grep -E '^finished in' "$result" || true)
@@ -117,13 +159,13 @@ done
 
 table=$out/table.md
 {
-    echo "## CatService over HTTP/2: Whisker vs Hummingbird 2 ($run_id)"
+    echo "## CatService over HTTP/2 ($run_id)"
     echo
     echo "Whisker $(git -C "$root" rev-parse --short HEAD), $(h2load --version 2>&1 | head -n 1), $(nproc) cores." \
-        "Rounds: $ROUNDS, \`h2load -t1 -c16 -m16 -D $DURATION --warm-up-time=1\` on GET /api/emoji, server on core $SERVER_CPU, h2load on core $CLIENT_CPU, 127.0.0.1." \
-        "Cells: median (min–max) over the rounds; the ratio is Whisker/Hummingbird per round. CPU per request counts the warm-up second too (for both servers)."
+        "Rounds: $ROUNDS, \`h2load -t1 -c16 -m16 -D $DURATION\` on GET /api/emoji after ${WARMUP}s of warm-up (a run of its own), server on core $SERVER_CPU, h2load on core $CLIENT_CPU, 127.0.0.1." \
+        "Cells: median (min–max) over the rounds; the ratio is Whisker/Hummingbird per round, Whisker being $(if [[ " ${SERVERS[*]} " == *" cat-service "* ]]; then echo "cat-service"; else echo "the bench server"; fi)."
     echo
-    awk -F, '
+    awk -F, -v servers="${SERVERS[*]}" '
         function isort(a, n,   i, j, t) { for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t } }
         function stats(a, n, d,   m) {
             if (n == 0) return "–"
@@ -134,22 +176,37 @@ table=$out/table.md
         function cell(s, mode, m, d,   a, n, r) { n = 0; for (r = 1; r <= maxr; r++) if ((s, mode, m, r) in v) a[++n] = v[s, mode, m, r]; return stats(a, n, d) }
         function ratio(mode, m,   a, n, r) {
             n = 0
-            for (r = 1; r <= maxr; r++) if (("whisker", mode, m, r) in v && ("hummingbird", mode, m, r) in v && v["hummingbird", mode, m, r] > 0)
-                a[++n] = v["whisker", mode, m, r] / v["hummingbird", mode, m, r]
+            for (r = 1; r <= maxr; r++) if ((w, mode, m, r) in v && ("hummingbird", mode, m, r) in v && v["hummingbird", mode, m, r] > 0)
+                a[++n] = v[w, mode, m, r] / v["hummingbird", mode, m, r]
             return stats(a, n, 2)
         }
+        function row(label, mode, m, d, withRatio,   line, i) {
+            line = "| " label
+            for (i = 1; i <= ns; i++) line = line " | " cell(srv[i], mode, m, d)
+            if (haveRatio) line = line " | " (withRatio ? ratio(mode, m) : "–")
+            print line " |"
+        }
         END {
-            print "| | Whisker | Hummingbird | Whisker/Hummingbird |"
-            print "|---|---:|---:|---:|"
+            ns = split(servers, srv, " ")
+            label["nginx"] = "nginx"; label["whisker-plain"] = "Whisker, plain route"; label["whisker"] = "Whisker (transport)"
+            label["whisker-validating"] = "Whisker, validating"; label["cat-service"] = "Whisker (cat-service)"; label["hummingbird"] = "Hummingbird"
+            for (i = 1; i <= ns; i++) inrun[srv[i]] = 1
+            w = ("cat-service" in inrun) ? "cat-service" : "whisker"
+            haveRatio = (w in inrun) && ("hummingbird" in inrun)
+            head = "| |"; rule = "|---|"
+            for (i = 1; i <= ns; i++) { head = head " " label[srv[i]] " |"; rule = rule "---:|" }
+            if (haveRatio) { head = head " Whisker/Hummingbird |"; rule = rule "---:|" }
+            print head; print rule
             split("h2c tls", modes, " ")
-            for (i = 1; i <= 2; i++) {
-                mode = modes[i]; name = (mode == "h2c" ? "h2c (prior knowledge)" : "h2 over TLS (ALPN)")
-                print "| " name " 16x16: req/s | " cell("whisker", mode, "rps", 0) " | " cell("hummingbird", mode, "rps", 0) " | " ratio(mode, "rps") " |"
-                print "| … server CPU per request (µs) | " cell("whisker", mode, "cpu_us_per_req", 1) " | " cell("hummingbird", mode, "cpu_us_per_req", 1) " | " ratio(mode, "cpu_us_per_req") " |"
-                print "| … failed + errored requests | " cell("whisker", mode, "failed", 0) " | " cell("hummingbird", mode, "failed", 0) " | – |"
+            for (k = 1; k <= 2; k++) {
+                mode = modes[k]; name = (mode == "h2c" ? "h2c (prior knowledge)" : "h2 over TLS (ALPN)")
+                row(name " 16x16: req/s", mode, "rps", 0, 1)
+                row("… server CPU per request (µs)", mode, "cpu_us_per_req", 1, 1)
+                row("… failed + errored requests", mode, "failed", 0, 0)
             }
         }' "$csv"
     if ((${#problems[@]})); then echo; echo "Problems:"; for p in "${problems[@]}"; do echo "- $p"; done; fi
 } >"$table"
 cp "$table" "$here/.results/latest-h2.md"
-cat "$table"
+# Run by bench.sh (BENCH_H2_RESULTS set), the table is part of bench.sh's report.
+[[ -n ${BENCH_H2_RESULTS:-} ]] || cat "$table"

@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
-# Benchmarks/bench.sh (`make bench`): the CatService on Whisker, Hummingbird 2 and Vapor 4, side by side.
+# Benchmarks/bench.sh (`make bench`): where each microsecond of a request goes, layer by layer, and
+# the CatService on Whisker (the demo, cat-service), Hummingbird 2 and Vapor 4, side by side.
 #
 # Builds what is missing (Benchmarks/build.sh: the peers once per machine, 5 to 12 minutes each;
-# Whisker incrementally every time, since its sources move), then, for BENCH_ROUNDS rounds, runs
-# each server in turn (W, HB, V, W, HB, V, ...) on 127.0.0.1, pinned to one core, with wrk pinned
-# to the other, through the same scenarios:
+# Whisker's bench server and cat-service incrementally every time, since their sources move), then,
+# for BENCH_ROUNDS rounds, runs each server in turn on 127.0.0.1, pinned to one core, with wrk
+# pinned to the other. The servers (BENCH_SERVERS):
+#
+#   floor               Benchmarks/Floor/floor.c: epoll + read + write, the same 148-byte answer to every head
+#   nginx               Debian's nginx, a fixed cat for /api/emoji, the clip by sendfile (nginx-config.sh)
+#   whisker-plain       Whisker's bench server with CAT_LAYER=plain: one closure route, no OpenAPI
+#   whisker             the same binary with WhiskerTransport and the generated handler
+#   whisker-validating  ... and CAT_VALIDATION=1: each request checked against the document
+#   cat-service         the demo as `make run` builds it (validation on, its middlewares and response steps)
+#   hummingbird, vapor  the peers (Benchmarks/cat-service-hummingbird, -vapor)
+#   whisker-dispatch    (not by default) Whisker's bench server on the Dispatch-source I/O backend
+#
+# The first six are the rows of the per-layer table and run, by default, only its three HTTP/1.1
+# scenarios (emoji-c64 emoji3-c64 emoji-c1; floor and whisker-plain answer nothing else, nginx not
+# ?count=100); cat-service and the peers run all eight:
 #
 #   emoji-c64   GET /api/emoji, keep-alive, 64 connections      req/s, p50, p99, server CPU and thread switches/request
 #   emoji-c1    GET /api/emoji, keep-alive, 1 connection        req/s, p50, p99, server CPU and thread switches/request
@@ -15,8 +29,12 @@
 #   emoji100-gzip-c64  the same with Accept-Encoding: gzip (Whisker and Vapor compress; Hummingbird has no compression here)
 #   emoji100-br-c64    the same with Accept-Encoding: br (Whisker only)
 #
-# and reports a Markdown table of medians with the min-max spread over the rounds, and the ratios
-# Whisker/Hummingbird and Whisker/Vapor, computed per round and reported as median (min-max); also
+# Then bench-h2.sh (unless BENCH_H2=0) measures the same servers where they speak HTTP/2 (all but
+# the floor and Vapor), into this run's folder; and the report: the per-layer table (layers-table.sh:
+# server CPU per request and req/s of each layer in each scenario, what each layer adds, the
+# distance from the floor), then the peers' table: medians with the min-max spread over the rounds,
+# and the ratios Whisker/Hummingbird and Whisker/Vapor (Whisker: cat-service, or Whisker's bench
+# server when cat-service is not in the run), computed per round and reported as median (min-max); also
 # idle RSS (VmRSS once the server answers), peak RSS (VmHWM after the load), clean release build
 # time and stripped binary size. Raw results (CSV), wrk's and the servers' output and the table go
 # to Benchmarks/.results/<UTC time>/ (git-ignored); Benchmarks/.results/latest.md is the last table.
@@ -26,13 +44,13 @@
 #   BENCH_ROUNDS=3          rounds (each server once per round)
 #   BENCH_DURATION=5        seconds of load per scenario
 #   BENCH_WARMUP=1          seconds of warm-up load before each scenario (0: none)
-#   BENCH_SERVERS="whisker whisker-validating hummingbird vapor"   (whisker-validating: Whisker's server checking each
-#                           request against the document, CAT_VALIDATION=1; its cost per request; also
-#                           whisker-dispatch: the same binary on the Dispatch-source I/O backend,
-#                           WHISKER_IO_BACKEND=dispatch, beside the epoll workers)
+#   BENCH_SERVERS="floor nginx whisker-plain whisker whisker-validating cat-service hummingbird vapor"
 #   BENCH_SCENARIOS="emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64"
+#                           (set: every server runs these, where it can; unset: the layer rows run three)
+#   BENCH_H2=1              0: no HTTP/2 part (bench-h2.sh), so no h2 columns in the layer table
 #   BENCH_SERVER_CPU=0 BENCH_CLIENT_CPU=1   the cores for the server and for wrk
-#   BENCH_PORT_BASE=18080   whisker listens on +1, hummingbird on +2, vapor on +3
+#   BENCH_PORT_BASE=18080   whisker +1, hummingbird +2, vapor +3, whisker-validating +4, whisker-dispatch +5,
+#                           floor +6, nginx +7, whisker-plain +8, cat-service +9 (HTTP/2: the same +10)
 #   BENCH_START_TIMEOUT=30  seconds a server has to answer its first request
 #   BENCH_CLEAN_WHISKER=1   clean-build Whisker's server first (for a fresh clean build time)
 #   CAT_CLIP=PATH           the /api/clip body (default Benchmarks/Shared/clip-1MiB.mp4)
@@ -44,8 +62,11 @@ root=$(cd "$here/.." && pwd)
 ROUNDS=${BENCH_ROUNDS:-3}
 DURATION=${BENCH_DURATION:-5}
 WARMUP=${BENCH_WARMUP:-1}
-read -r -a SERVERS <<<"${BENCH_SERVERS:-whisker whisker-validating hummingbird vapor}"
+read -r -a SERVERS <<<"${BENCH_SERVERS:-floor nginx whisker-plain whisker whisker-validating cat-service hummingbird vapor}"
 read -r -a SCENARIO_NAMES <<<"${BENCH_SCENARIOS:-emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64}"
+# The per-layer table's HTTP/1.1 scenarios: what its rows run when BENCH_SCENARIOS is not set.
+LAYER_SCENARIOS="emoji-c64 emoji3-c64 emoji-c1"
+H2=${BENCH_H2:-1}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 PORT_BASE=${BENCH_PORT_BASE:-18080}
@@ -62,7 +83,7 @@ for v in ROUNDS DURATION WARMUP SERVER_CPU CLIENT_CPU PORT_BASE START_TIMEOUT; d
     [[ ${!v} =~ ^[0-9]+$ ]] || die "BENCH_$v must be a whole number, got '${!v}'"
 done
 ((ROUNDS >= 1 && DURATION >= 1)) || die "BENCH_ROUNDS and BENCH_DURATION must be at least 1"
-for tool in wrk curl taskset strip sha256sum timeout; do
+for tool in wrk curl taskset strip sha256sum timeout cc; do
     command -v "$tool" >/dev/null || die "$tool is missing (make bench installs wrk; curl, taskset: apt-get install curl util-linux)"
 done
 [[ -r $CLIP ]] || die "the clip $CLIP is missing"
@@ -81,9 +102,30 @@ declare -A SCENARIO=(
     [emoji100-br-c64]="64|/api/emoji?count=100|Accept-Encoding: br"
 )
 for s in "${SCENARIO_NAMES[@]}"; do [[ -n ${SCENARIO[$s]:-} ]] || die "unknown scenario '$s'"; done
-declare -A PORT_OFFSET=([whisker]=1 [hummingbird]=2 [vapor]=3 [whisker-validating]=4 [whisker-dispatch]=5)
-declare -A LABEL=([whisker]=Whisker [hummingbird]=Hummingbird [vapor]=Vapor [whisker-validating]="Whisker, validating" [whisker-dispatch]="Whisker, Dispatch sources")
-for s in "${SERVERS[@]}"; do [[ -n ${PORT_OFFSET[$s]:-} ]] || die "unknown server '$s' (whisker, whisker-validating, whisker-dispatch, hummingbird, vapor)"; done
+declare -A PORT_OFFSET=([whisker]=1 [hummingbird]=2 [vapor]=3 [whisker-validating]=4 [whisker-dispatch]=5
+    [floor]=6 [nginx]=7 [whisker-plain]=8 [cat-service]=9)
+declare -A LABEL=([whisker]="Whisker (transport)" [hummingbird]=Hummingbird [vapor]=Vapor [whisker-validating]="Whisker, validating"
+    [whisker-dispatch]="Whisker, Dispatch sources" [floor]=floor [nginx]=nginx [whisker-plain]="Whisker, plain route" [cat-service]="Whisker (cat-service)")
+# What build.sh builds for each (whisker-*: one binary, the layer chosen by the environment).
+declare -A BUILD=([whisker]=whisker [whisker-validating]=whisker [whisker-dispatch]=whisker [whisker-plain]=whisker
+    [floor]=floor [nginx]=nginx [cat-service]=cat-service [hummingbird]=hummingbird [vapor]=vapor)
+# The scenarios a server can answer at all (the others serve all eight): the floor answers every head
+# with the same cat, the plain route has only /api/emoji, nginx answers ?count=N with one cat.
+declare -A SERVES=([floor]="emoji-c64 emoji-c1 emoji3-c64" [whisker-plain]="emoji-c64 emoji-c1 emoji3-c64"
+    [nginx]="emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64")
+# The rows of the per-layer table: without BENCH_SCENARIOS they run only its scenarios.
+declare -A LAYER_ROW=([floor]=1 [nginx]=1 [whisker-plain]=1 [whisker]=1 [whisker-validating]=1 [whisker-dispatch]=1)
+for s in "${SERVERS[@]}"; do [[ -n ${PORT_OFFSET[$s]:-} ]] || die "unknown server '$s' (${!PORT_OFFSET[*]})"; done
+# scenarios_of SERVER: the scenarios SERVER runs in this run, in BENCH_SCENARIOS' order.
+scenarios_of() {
+    local sc wanted=" ${SCENARIO_NAMES[*]} "
+    if [[ -z ${BENCH_SCENARIOS:-} && -n ${LAYER_ROW[$1]:-} ]]; then wanted=" $LAYER_SCENARIOS "; fi
+    for sc in "${SCENARIO_NAMES[@]}"; do
+        [[ $wanted == *" $sc "* ]] || continue
+        [[ -z ${SERVES[$1]:-} || " ${SERVES[$1]} " == *" $sc "* ]] || continue
+        echo "$sc"
+    done
+}
 
 # --- Stopping what we start ------------------------------------------------------------------------
 
@@ -120,22 +162,30 @@ run_id=$(date -u +%Y%m%dT%H%M%SZ)
 out=$RESULTS/$run_id
 mkdir -p "$out"
 
-missing_peers=0
+missing_peers=0 runs=0
 for s in "${SERVERS[@]}"; do
-    [[ $s == whisker* || -x $here/cat-service-$s/.build-release/release/cat-service-$s ]] || missing_peers=$((missing_peers + 1))
+    if [[ $s == hummingbird || $s == vapor ]] && [[ ! -x $here/cat-service-$s/.build-release/release/cat-service-$s ]]; then missing_peers=$((missing_peers + 1)); fi
+    n=$(scenarios_of "$s" | wc -l); runs=$((runs + n))
 done
-per_server=$(( ${#SCENARIO_NAMES[@]} * (DURATION + WARMUP + 1) + 5 ))
-estimate=$(( ROUNDS * ${#SERVERS[@]} * per_server ))
-note "$ROUNDS round(s) x ${#SERVERS[@]} server(s) x ${#SCENARIO_NAMES[@]} scenario(s) of ${DURATION}s (+${WARMUP}s warm-up):" \
+# A server start takes about 3 s (cat-service about 5), each scenario its warm-up, its run and a second.
+# HTTP/2: each server that speaks it, twice (h2c, TLS) a round, started each time.
+h2_count=0
+for s in "${SERVERS[@]}"; do case $s in nginx | whisker-plain | whisker | whisker-validating | cat-service | hummingbird) h2_count=$((h2_count + 1)) ;; esac; done
+estimate=$(( ROUNDS * (runs * (DURATION + WARMUP + 1) + ${#SERVERS[@]} * 4) + (H2 ? ROUNDS * h2_count * 2 * (DURATION + WARMUP + 3) : 0) ))
+note "$ROUNDS round(s) of ${#SERVERS[@]} server(s), $runs server-scenario pair(s) a round, ${DURATION}s each (+${WARMUP}s warm-up)$( ((H2)) && echo ", then $h2_count over HTTP/2"):" \
     "about $((estimate / 60)) min $((estimate % 60)) s of measurement$( ((missing_peers)) && echo ", after building $missing_peers peer(s) (5 to 12 min each)")"
 
 declare -A BIN
+declare -A BUILT
 for s in "${SERVERS[@]}"; do
-    # whisker-validating is Whisker's server with CAT_VALIDATION=1, whisker-dispatch with
-    # WHISKER_IO_BACKEND=dispatch: the same binary.
-    if [[ $s == whisker-* && -n ${BIN[whisker]:-} ]]; then BIN[$s]=${BIN[whisker]}; continue; fi
-    if bin=$(bash "$here/build.sh" "${s%-*}" | tail -n 1) && [[ -x $bin ]]; then
-        BIN[$s]=$bin
+    # whisker-plain, -validating and -dispatch are Whisker's bench server with CAT_LAYER=plain,
+    # CAT_VALIDATION=1 or WHISKER_IO_BACKEND=dispatch: one binary, built once.
+    b=${BUILD[$s]}
+    if [[ -z ${BUILT[$b]+set} ]]; then
+        BUILT[$b]=$(bash "$here/build.sh" "$b" | tail -n 1) || BUILT[$b]=""
+    fi
+    if [[ -n ${BUILT[$b]} && -x ${BUILT[$b]} ]]; then
+        BIN[$s]=${BUILT[$b]}
     else
         note "${LABEL[$s]} failed to build; it is left out of this run"
     fi
@@ -148,6 +198,8 @@ echo "round,server,scenario,metric,value" >"$csv"
 record() { echo "$1,$2,$3,$4,$5" >>"$csv"; }  # round server scenario metric value
 
 clip_sha=$(sha256sum <"$CLIP" | cut -d' ' -f1)
+DEMO_CLIP=$root/Demo/CatService/Sources/CatServiceCore/Resources/cat.mp4
+demo_clip_sha=$(sha256sum <"$DEMO_CLIP" | cut -d' ' -f1)
 clip_size=$(stat -c %s "$CLIP")
 problems=()
 notes=()
@@ -172,8 +224,17 @@ start_server() {
     if curl -s -o /dev/null --max-time 1 "http://$HOST:$port/"; then
         note "something already answers on $HOST:$port; not starting ${LABEL[$s]}"; return 1
     fi
+    local command=("${BIN[$s]}" "$port")
+    case $s in
+        # One process that serves (master_process off), so /proc/PID counts its CPU.
+        nginx) command=(nginx -p "$out" -c "$(bash "$here/nginx-config.sh" h1 "$port" "$out")") ;;
+        # As `make run` starts it, on this port, logging warnings only (it logs no request at any level
+        # without --access-log); its clip is its own bundled one (check_server).
+        cat-service) command=("${BIN[$s]}" --host "$HOST" --port "$port" --log-level warning) ;;
+    esac
     CAT_CLIP=$CLIP CAT_VALIDATION=$([[ $s == whisker-validating ]] && echo 1 || echo 0) \
-        WHISKER_IO_BACKEND=$([[ $s == whisker-dispatch ]] && echo dispatch || echo epoll) taskset -c "$SERVER_CPU" "${BIN[$s]}" "$port" >"$log" 2>&1 &
+        CAT_LAYER=$([[ $s == whisker-plain ]] && echo plain || echo transport) \
+        WHISKER_IO_BACKEND=$([[ $s == whisker-dispatch ]] && echo dispatch || echo epoll) taskset -c "$SERVER_CPU" "${command[@]}" >"$log" 2>&1 &
     server_pid=$!
     started+=("$server_pid")
     local deadline=$((SECONDS + START_TIMEOUT))
@@ -190,13 +251,27 @@ start_server() {
 
 # check_server SERVER PORT: the responses the load relies on are right (same clip bytes everywhere).
 check_server() {
-    local s=$1 port=$2 got
-    got=$(curl -fsS --max-time 5 "http://$HOST:$port/api/clip" | sha256sum | cut -d' ' -f1) || got=error
-    [[ $got == "$clip_sha" ]] || problems+=("${LABEL[$s]}: /api/clip is not the $clip_size-byte clip (sha256 $got)")
+    local s=$1 port=$2 got runs=" $(scenarios_of "$1" | tr '\n' ' ') "
+    got=$(curl -sS -o /dev/null -w '%{http_code} %{size_download}' --max-time 5 "http://$HOST:$port/api/emoji") || got=error
+    [[ $got == "200 4" ]] || problems+=("${LABEL[$s]}: /api/emoji answered $got, not 200 and one 4-byte cat")
+    # The fixed answers (floor, nginx, the plain route) have nothing more to check.
+    [[ $s == floor || $s == nginx || $s == whisker-plain ]] && [[ $runs != *" clip-c8 "* ]] && return 0
+    if [[ $s == cat-service ]]; then
+        # The demo serves its bundled clip, not the 1 MiB one (it has no setting for it): its clip-c8
+        # figures are for that clip, so compare MiB/s, not CPU per request.
+        got=$(curl -fsS --max-time 5 "http://$HOST:$port/api/clip" | sha256sum | cut -d' ' -f1) || got=error
+        [[ $got == "$demo_clip_sha" ]] || problems+=("${LABEL[$s]}: /api/clip is not its bundled clip (sha256 $got)")
+        [[ $runs != *" clip-c8 "* ]] || notes+=("${LABEL[$s]} serves its bundled $(stat -c %s "$DEMO_CLIP")-byte clip in clip-c8, not the $clip_size-byte one: compare its MiB/s, not its CPU per request")
+    else
+        got=$(curl -fsS --max-time 5 "http://$HOST:$port/api/clip" | sha256sum | cut -d' ' -f1) || got=error
+        [[ $got == "$clip_sha" ]] || problems+=("${LABEL[$s]}: /api/clip is not the $clip_size-byte clip (sha256 $got)")
+    fi
+    [[ $s == nginx ]] && return 0
     got=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://$HOST:$port/api/emoji?count=3") || got=error
     [[ $got == 200 ]] || problems+=("${LABEL[$s]}: /api/emoji?count=3 answered $got")
     got=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://$HOST:$port/api/emoji?count=0") || got=error
     [[ $got == 400 ]] || problems+=("${LABEL[$s]}: /api/emoji?count=0 answered $got, not 400")
+    [[ $runs == *" churn-c64 "* ]] || return 0
     # wrk reuses a connection unless the response says `Connection: close`: a server that closes
     # without saying so costs wrk a failed read (counted as a read error) and a reconnection for
     # every request of the churn scenario.
@@ -204,6 +279,7 @@ check_server() {
         grep -qi '^connection:.*close'; then
         notes+=("${LABEL[$s]} closes the connection after a \`Connection: close\` request without sending \`Connection: close\` itself, so wrk counts a read error for each churn request (and then reconnects)")
     fi
+    [[ $runs == *" emoji100-"* ]] || return 0
     # Which codings the compression scenarios get from this server (the table is only fair read with this).
     local coding codings=""
     for coding in gzip br; do
@@ -239,7 +315,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         sleep 1
         record "$round" "$s" server idle_rss_mb "$(awk -v kb="$(status_kb "$pid" VmRSS)" 'BEGIN { printf "%.2f", kb / 1024 }')"
         ((round > 1)) || check_server "$s" "$port"
-        for sc in "${SCENARIO_NAMES[@]}"; do
+        for sc in $(scenarios_of "$s"); do
             log=$out/wrk-$s-$sc-r$round.txt
             if ((WARMUP > 0)); then run_wrk "$port" "$sc" "$WARMUP" "$out/warmup-$s-$sc-r$round.txt" || true; fi
             before=$(cpu_ticks "$pid") || { problems+=("$tag: server gone before $sc"); break; }
@@ -296,22 +372,72 @@ for s in "${SERVERS[@]}"; do
     rm -f "$out/stripped-$s"
 done
 
+# --- HTTP/2 (bench-h2.sh, into this run's folder) -------------------------------------------------
+
+h2_csv=/dev/null
+if ((H2)); then
+    h2_servers=() built=()
+    for s in "${SERVERS[@]}"; do
+        case $s in nginx | whisker-plain | whisker | whisker-validating | cat-service | hummingbird) [[ -z ${BIN[$s]:-} ]] || h2_servers+=("$s") ;; esac
+    done
+    for b in "${!BUILT[@]}"; do [[ -z ${BUILT[$b]} ]] || built+=("$b=${BUILT[$b]}"); done
+    if ((${#h2_servers[@]})); then
+        note "the HTTP/2 part: ${h2_servers[*]}"
+        if BENCH_H2_SERVERS="${h2_servers[*]}" BENCH_H2_RESULTS=$out/h2 BENCH_BUILT="${built[*]}" bash "$here/bench-h2.sh" >&2; then
+            h2_csv=$out/h2/results.csv
+        else
+            problems+=("the HTTP/2 part (bench-h2.sh) failed; its output is above, its files in $out/h2")
+        fi
+    fi
+fi
+
 # --- Report ----------------------------------------------------------------------------------------
+
+# The peers' table: Whisker is cat-service when it ran (as the issue measures it), else the bench server.
+peer_whisker=""
+for c in cat-service whisker; do if [[ " ${SERVERS[*]} " == *" $c "* && -n ${BIN[$c]:-} ]]; then peer_whisker=$c; break; fi; done
+peer_columns=()
+[[ -z $peer_whisker ]] || peer_columns+=("$peer_whisker")
+for c in hummingbird vapor nginx whisker whisker-dispatch; do
+    [[ $c != "$peer_whisker" && " ${SERVERS[*]} " == *" $c "* && -n ${BIN[$c]:-} ]] || continue
+    [[ $c != whisker || " ${SERVERS[*]} " == *" whisker-dispatch "* ]] || continue  # the bench server: only beside its Dispatch twin
+    peer_columns+=("$c")
+done
+
+layers=$out/layers.md
+{
+    echo "## Where each microsecond goes, layer by layer ($run_id)"
+    echo
+    echo "Whisker $(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet HEAD -- Sources Demo 2>/dev/null || echo ' + uncommitted changes')," \
+        "$(nginx -v 2>&1 | sed 's/.*: //'), $(nproc) cores; rounds: $ROUNDS of ${DURATION}s per scenario after ${WARMUP}s of warm-up, server on core $SERVER_CPU, the load (\`wrk -t1\`, \`h2load -t1 -c16 -m16\`) on core $CLIENT_CPU, 127.0.0.1." \
+        "Cells: server CPU per request, the median over the rounds (lower is better), what the layer adds to the row above (for the plain route: to the floor of the column), and the median req/s."
+    echo
+    bash "$here/layers-table.sh" "$csv" "$h2_csv"
+} >"$layers"
+cp "$layers" "$RESULTS/latest-layers.md"
 
 table=$out/table.md
 {
+    cat "$layers"
+    echo
     echo "## CatService: Whisker vs Hummingbird 2 vs Vapor 4 ($run_id)"
     echo
     echo "Whisker $(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet HEAD -- Sources 2>/dev/null || echo ' + uncommitted changes in Sources')," \
         "$(swift --version 2>&1 | head -n 1 | sed 's/ (.*//'), $(wrk --version 2>&1 | head -n 1 | cut -d' ' -f1-2), $(nproc) cores ($(uname -r))." \
         "Rounds: $ROUNDS, ${DURATION}s per scenario after ${WARMUP}s of warm-up, server on core $SERVER_CPU, \`wrk -t1\` on core $CLIENT_CPU, 127.0.0.1." \
-        "Cells: median (min–max) over the rounds; ratios Whisker/peer taken per round (for req/s and MiB/s higher is better for Whisker, for latency, CPU, RSS, time and size lower is)."
+        "Cells: median (min–max) over the rounds; ratios Whisker/peer taken per round (for req/s and MiB/s higher is better for Whisker, for latency, CPU, RSS, time and size lower is)." \
+        "$(case $peer_whisker in
+            cat-service) echo "Whisker: \`cat-service\` as \`make run\` builds it (validation on)." ;;
+            whisker) echo "Whisker: its bench server (Benchmarks/cat-service-whisker, no validation)." ;;
+        esac)"
     echo
-    for s in "${SERVERS[@]}"; do
-        if [[ -r ${BIN[$s]:-/nonexistent}.build-info ]]; then echo "- $(<"${BIN[$s]}.build-info")"; fi
+    declare -A listed=()
+    for s in "${peer_columns[@]}"; do
+        b=${BIN[$s]:-/nonexistent}
+        if [[ -z ${listed[$b]:-} && -r $b.build-info ]]; then echo "- $(<"$b.build-info")"; listed[$b]=1; fi
     done
     echo
-    awk -F, -v servers="${SERVERS[*]}" -v scenarios="${SCENARIO_NAMES[*]}" '
+    awk -F, -v servers="${peer_columns[*]}" -v wname="$peer_whisker" -v scenarios="${SCENARIO_NAMES[*]}" '
         function fmt(x) {
             if (x == "") return "–"
             if (x == int(x)) return sprintf("%d", x)
@@ -338,41 +464,43 @@ table=$out/table.md
             for (r = 0; r <= maxr; r++) if ((s, sc, m, r) in seen) a[++n] = v[s, sc, m, r] + 0
             return stats(a, n, "")
         }
-        function ratio(p, sc, m,   a, n, r, w) {
+        function ratio(p, sc, m, num,   a, n, r, w) {
             n = 0
             for (r = 0; r <= maxr; r++) {
-                if (!(("whisker", sc, m, r) in seen) || !((p, sc, m, r) in seen)) continue
-                w = v["whisker", sc, m, r] + 0
+                if (!((num, sc, m, r) in seen) || !((p, sc, m, r) in seen)) continue
+                w = v[num, sc, m, r] + 0
                 if (v[p, sc, m, r] + 0 == 0) continue
                 a[++n] = w / v[p, sc, m, r]
             }
             return stats(a, n, "r")
         }
-        function row(sc, m, label,   line, i, counts) {
+        function row(sc, m, label,   line, i, counts, x, any) {
             if (!(sc in want)) return
-            line = "| " label
-            for (i = 1; i <= ns; i++) line = line " | " cell(srv[i], sc, m)
+            line = "| " label; any = 0
+            for (i = 1; i <= ns; i++) { x = cell(srv[i], sc, m); if (x != "–") any = 1; line = line " | " x }
+            if (!any) return  # no server of this table ran it
             # counts (errors) get no ratio: 0/n says nothing
             counts = (m == "socket_errors" || m == "non2xx")
-            if (haveW && ("hummingbird" in inrun)) line = line " | " (counts ? "–" : ratio("hummingbird", sc, m))
-            if (haveW && ("vapor" in inrun)) line = line " | " (counts ? "–" : ratio("vapor", sc, m))
-            if (haveW && ("whisker-validating" in inrun)) line = line " | " (counts ? "–" : ratio("whisker-validating", sc, m))
-            if (haveW && ("whisker-dispatch" in inrun)) line = line " | " (counts ? "–" : ratio("whisker-dispatch", sc, m))
+            if (haveW && ("hummingbird" in inrun)) line = line " | " (counts ? "–" : ratio("hummingbird", sc, m, wname))
+            if (haveW && ("vapor" in inrun)) line = line " | " (counts ? "–" : ratio("vapor", sc, m, wname))
+            if (haveW && ("nginx" in inrun)) line = line " | " (counts ? "–" : ratio("nginx", sc, m, wname))
+            if (("whisker" in inrun) && ("whisker-dispatch" in inrun)) line = line " | " (counts ? "–" : ratio("whisker-dispatch", sc, m, "whisker"))
             print line " |"
         }
         END {
             ns = split(servers, srv, " ")
-            label["whisker"] = "Whisker"; label["hummingbird"] = "Hummingbird"; label["vapor"] = "Vapor"; label["whisker-validating"] = "Whisker, validating"; label["whisker-dispatch"] = "Whisker, Dispatch sources"
+            label["whisker"] = (wname == "whisker" ? "Whisker" : "Whisker bench server"); label["hummingbird"] = "Hummingbird"; label["vapor"] = "Vapor"
+            label["whisker-dispatch"] = "Whisker, Dispatch sources"; label["cat-service"] = "Whisker (cat-service)"; label["nginx"] = "nginx"
             for (i = 1; i <= ns; i++) inrun[srv[i]] = 1
-            haveW = ("whisker" in inrun)
+            haveW = (wname != "" && (wname in inrun))
             nsc = split(scenarios, scs, " "); for (i = 1; i <= nsc; i++) want[scs[i]] = 1
             want["server"] = 1; want["build"] = 1
             head = "| | "; rule = "|---|"
             for (i = 1; i <= ns; i++) { head = head label[srv[i]] " | "; rule = rule "---:|" }
             if (haveW && ("hummingbird" in inrun)) { head = head "Whisker/Hummingbird | "; rule = rule "---:|" }
             if (haveW && ("vapor" in inrun)) { head = head "Whisker/Vapor | "; rule = rule "---:|" }
-            if (haveW && ("whisker-validating" in inrun)) { head = head "Whisker/validating | "; rule = rule "---:|" }
-            if (haveW && ("whisker-dispatch" in inrun)) { head = head "Whisker epoll/Dispatch | "; rule = rule "---:|" }
+            if (haveW && ("nginx" in inrun)) { head = head "Whisker/nginx | "; rule = rule "---:|" }
+            if (("whisker" in inrun) && ("whisker-dispatch" in inrun)) { head = head "Whisker epoll/Dispatch | "; rule = rule "---:|" }
             print head; print rule
             row("emoji-c64", "rps", "`/api/emoji` keep-alive -c64: req/s")
             row("emoji-c64", "p50_us", "… p50 (µs)")
@@ -416,8 +544,9 @@ table=$out/table.md
         echo "Problems:"
         for p in "${problems[@]}"; do echo "- $p"; done
     else
-        echo "No errors, no non-2xx responses; every server served the same $clip_size-byte clip."
+        echo "No errors, no non-2xx responses; every server that serves /api/clip served the expected bytes."
     fi
+    if [[ -r $out/h2/table.md ]]; then echo; cat "$out/h2/table.md"; fi
     if ((${#notes[@]})); then
         echo
         echo "Notes:"
@@ -428,4 +557,4 @@ cp "$table" "$RESULTS/latest.md"
 echo
 cat "$table"
 echo
-note "raw results: $csv (wrk and server logs next to it)"
+note "raw results: $csv (wrk and server logs next to it; HTTP/2: $out/h2)"
