@@ -130,7 +130,11 @@ core_lines = sum(
 # path no route has, under a prefix; files beside an API, or a page of a user) and a file region
 # on the response path (ResponseWriting.writeStreamFile, the sendfile of the HTTP/1.1 connection,
 # the hop of the target and the pass-through of the counting sink).
-core_budget = 3180
+# 3207 (issue 41, the cost of a request): no feature, the same work split so that the async frames that
+# stay allocated while a handler runs hold only what lives across that wait (respond, the answer to
+# an error, the steps and writes, a streamed body, each out of line): the task allocator took a
+# 1,920-byte slab from malloc a request for the one frame they made (+27 lines).
+core_budget = 3207
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 

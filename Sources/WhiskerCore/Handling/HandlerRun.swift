@@ -89,34 +89,26 @@ private func respond(
         // A body the connection refused (and answered) under a handler that did not read it.
         if let rejection = request.body?.rejection { return (Int(rejection.status.code), 0) }
     } catch {
-        switch failure(error, request: request, requestID: requestID, logger: logger) {
-        case .status(let status): return (status, 0)
-        case .answer(let problem): response = problem
+        guard let problem = answer(to: error, request: request, requestID: requestID, logger: logger) else {
+            return (request.body?.rejection ?? (error as? RequestBodyError)?.rejection).map { (Int($0.status.code), 0) } ?? (clientClosedRequest, 0)
         }
+        response = problem
     }
     switch send(response, request: request, target: target, requestID: requestID, steps: steps) {
-    case .sent(let status, let count):
-        return (status, count)
-    case .stream(let status, let write):
-        return await writeStream(write, status: status, request: request, target: target, logger: logger)
+    case .sent(let status, let count): return (status, count)
+    case .stream(let status, let write): return await writeStream(write, status: status, request: request, target: target, logger: logger)
     }
 }
 
-/// What a handler's error comes to: a status only (the connection answered, or the client left),
-/// or the 500 to send, its error logged.
-private enum HandlerFailure {
-    case status(Int)
-    case answer(Response)
-}
-
+/// The 500 that answers a handler's error, logged; `nil` when there is nobody to answer: the
+/// connection answered already (a refused body: the request's status is that answer), or the
+/// request ended under the handler (a reset stream, a closed connection: ``clientClosedRequest``).
 @inline(never)
-private func failure(_ error: any Error, request: Request, requestID: String?, logger: Logger) -> HandlerFailure {
-    // The connection answered already (and logged why): the request's status is that answer.
-    if let rejection = request.body?.rejection ?? (error as? RequestBodyError)?.rejection { return .status(Int(rejection.status.code)) }
-    // Ended under the handler (a reset stream, a closed connection): nobody to answer.
-    if error as? RequestBodyError == .connectionClosed || Task.isCancelled { return .status(clientClosedRequest) }
+private func answer(to error: any Error, request: Request, requestID: String?, logger: Logger) -> Response? {
+    if request.body?.rejection ?? (error as? RequestBodyError)?.rejection != nil { return nil }
+    if error as? RequestBodyError == .connectionClosed || Task.isCancelled { return nil }
     logger.error("handler failed", metadata: ["method": "\(LogValue.quoted(request.head.method.rawValue))", "path": "\(LogValue.quoted(LogRedaction.target(request.head.path ?? "")))", "error": "\(LogValue.quoted(LogRedaction.scrub("\(error)")))"])
-    return .answer(ProblemDetails(status: .internalServerError, detail: "the server failed to answer this request", requestID: requestID).response(to: request.head))
+    return ProblemDetails(status: .internalServerError, detail: "the server failed to answer this request", requestID: requestID).response(to: request.head)
 }
 
 /// A response handed to its target: sent whole (its status and body bytes), or a streamed body
