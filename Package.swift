@@ -35,7 +35,12 @@ let package = Package(
         .default(enabledTraits: ["TLS", "HTTP2", "Compression"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        // Without its default trait, FullFoundation: the runtime then uses FoundationEssentials
+        // alone, so a server links neither libFoundation nor ICU (the FullFoundation parts,
+        // ISO8601DateFormatter for dates and NSNull/NSNumber in OpenAPIValue, fall back to
+        // FoundationEssentials' own). A package that depends on Whisker and on the runtime says
+        // `traits: []` too: one dependent with the default trait turns it on for the whole build.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -45,7 +50,10 @@ let package = Package(
         // library; a package that depends on Whisker fetches it (and SymbolKit) but builds neither.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // WhiskerConfiguration: the server's settings from environment variables and files.
-        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        // Without its default trait, JSON: its JSONSnapshot parses with Foundation's JSONSerialization
+        // (libFoundation and ICU); WhiskerJSONSnapshot and WhiskerYAMLSnapshot read files with the
+        // document module's own readers instead.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
         .target(name: "CWhiskerSystem"),

@@ -7,6 +7,21 @@ import PackageDescription
 /// Whisker library's dependency graph. Build it with
 /// `swift build --package-path Demo/CatService --product cat-service`, or just `make run` at the root.
 /// `swift test --package-path Demo/CatService` (`make test-demo-swift`) runs its typed tests.
+/// The generated code's `import struct Foundation.URL` (swift-openapi-generator 1.14.3 writes it)
+/// makes the compiler ask the linker for libFoundation and FoundationInternationalization (an
+/// autolink entry in every object file of the module, and of the modules that import it), though
+/// URL, Date and Data are FoundationEssentials' and the server uses no symbol of either library.
+/// Linked anyway, they map ICU and libstdc++ with them: 9 of a small server's 33 MiB (Whisker's
+/// Performance.md, "What each MiB is"). The linker cannot drop them (`-Xlinker --as-needed` lands
+/// after the autolinked libraries on its command line, where it changes nothing), so the two
+/// modules that see the generated code do not ask for them. Should code here ever use a symbol
+/// only libFoundation has, the link fails naming it: use FoundationEssentials, or remove this.
+/// `make test-memory` (Scripts/check-memory.sh) fails if the server maps them again.
+let notAutolinkingFoundation = SwiftSetting.unsafeFlags([
+    "-Xfrontend", "-disable-autolink-library", "-Xfrontend", "Foundation",
+    "-Xfrontend", "-disable-autolink-library", "-Xfrontend", "FoundationInternationalization",
+])
+
 let package = Package(
     name: "cat-service",
     platforms: [.macOS(.v15)],
@@ -17,30 +32,43 @@ let package = Package(
         // The default traits (HTTPS, HTTP/2, compression) and the three a daemon wants besides.
         .package(name: "whisker", path: "../..", traits: [.defaults, "Lifecycle", "Observability", "Configuration"]),
         .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
-        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        // Without its default trait, FullFoundation, as Whisker depends on it: the runtime then uses
+        // FoundationEssentials alone, and the server maps neither libFoundation nor ICU.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4", traits: []),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        // The environment and the configuration file (--config), JSON or YAML, through Whisker's key table.
-        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["JSON", "YAML"]),
+        // The environment and the configuration file (--config), JSON or YAML, through Whisker's key
+        // table. None of its traits: its JSON and YAML snapshots link libFoundation (JSONSerialization,
+        // Yams); Whisker's WhiskerJSONSnapshot and WhiskerYAMLSnapshot read both without it.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
+        // The clip GET /api/clip serves, compiled into the binary (C23 #embed of
+        // CatServiceCore/Resources/cat.mp4): no resource bundle, hence no Foundation `Bundle`.
+        .target(name: "CatClip"),
         // The operations (CatHandler), their middleware, the clip and the document (openapi.yaml),
         // on the server code generated from it, which stays internal:
         // CatServiceOperations is what the executable and the tests see.
         .target(
             name: "CatServiceCore",
             dependencies: [
+                "CatClip",
                 .product(name: "Whisker", package: "whisker"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            exclude: ["Resources/README.md"],
-            resources: [.copy("Resources/cat.mp4"), .copy("openapi.yaml")],
-            swiftSettings: [.swiftLanguageMode(.v6)],
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            // No `resources:`: SwiftPM would generate a `Bundle.module` accessor, which links
+            // libFoundation and ICU. The document is embedded by Whisker's plugin
+            // (`OpenAPIDocument.embedded`), the clip by CatClip.
+            exclude: ["Resources"],
+            swiftSettings: [.swiftLanguageMode(.v6), notAutolinkingFoundation],
+            plugins: [
+                .plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator"),
+                .plugin(name: "WhiskerEmbedDocument", package: "whisker"),
+            ]
         ),
         .executableTarget(
             name: "CatService",
@@ -57,9 +85,9 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             // openapi.yaml is a symlink to CatServiceCore's, which generates the server code from
-            // it and bundles it (to serve and to validate against); kept here where readers look.
+            // it and embeds it (to serve and to validate against); kept here where readers look.
             exclude: ["openapi.yaml"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            swiftSettings: [.swiftLanguageMode(.v6), notAutolinkingFoundation]
         ),
         // Every operation through a client generated ([types, client]) from the same document
         // (Tests/CatServiceTests/openapi.yaml, a symlink), in process and live, with

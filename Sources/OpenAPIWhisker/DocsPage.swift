@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import OpenAPIWhiskerDocument
 
 /// The docs page: `DocsPage.html`, one HTML file with its own style and script (nothing fetched

@@ -112,7 +112,7 @@ public struct WhiskerTransport: ServerTransport {
     ///     deprecation), keyed by operationId. An operation the document marks `deprecated`
     ///     answers with `Deprecation` whether or not it has one.
     /// - Throws: ``/OpenAPIWhiskerDocument/DocumentError`` if the document cannot be read or a schema in it cannot be used
-    ///   (a `pattern` this platform's regular expressions do not read, a `$ref` outside it), or a
+    ///   (a `pattern` Swift's `Regex` does not compile, such as a lookbehind, a `$ref` outside it), or a
     ///   policy names an operationId the document does not have.
     public init(
         _ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:], validatingAgainst document: OpenAPIDocument,

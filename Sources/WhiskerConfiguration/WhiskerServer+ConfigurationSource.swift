@@ -15,7 +15,7 @@ extension WhiskerServer {
     /// Make one per provider and list them, highest priority first, in
     /// `WhiskerServer.ConfigurationSources`:
     ///
-    ///     let file = try await FileProvider<JSONSnapshot>(filePath: "/etc/cats.json")
+    ///     let file = try await FileProvider<WhiskerJSONSnapshot>(filePath: "/etc/cats.json")
     ///     let sources = WhiskerServer.ConfigurationSources([
     ///         .init(EnvironmentVariablesProvider(), name: nil),     // TLS_PORT=8443
     ///         .init(file, name: "/etc/cats.json"),                  // {"tls": {"port": 8443}}

@@ -72,4 +72,23 @@ import Testing
         let many = "[" + Array(repeating: "\"x\"", count: 100).joined(separator: ",") + "]"
         #expect(try violations(#"{"items":{"type":"integer"}}"#, many).count == 32, "a hostile body does not make a thousand-line answer")
     }
+
+    /// `pattern` is Swift's `Regex` (no Foundation, no ICU): unanchored as JSON Schema says, and
+    /// over Unicode scalars as ECMA-262's are (`.` is one code point, not one grapheme).
+    @Test func pattern_MatchesAnywhere_OverUnicodeScalars() throws {
+        #expect(try violations(#"{"pattern":"\\S"}"#, #""  cat ""#) == [])
+        #expect(try violations(#"{"pattern":"\\S"}"#, #""   ""#) == [": must match the pattern \\S"])
+        #expect(try violations(#"{"pattern":"^.$"}"#, #""😺""#) == [])
+        #expect(try violations(#"{"pattern":"^.$"}"#, #""e\u0301""#) == [": must match the pattern ^.$"], "two code points, one grapheme")
+        #expect(try violations(#"{"pattern":"^\\p{L}+$"}"#, #""Käse""#) == [])
+        #expect(try violations(#"{"pattern":"^[1-9][0-9]*$"}"#, #""012""#) == [": must match the pattern ^[1-9][0-9]*$"])
+    }
+
+    /// A pattern Swift's `Regex` cannot compile (lookbehind) is a document error at load naming the
+    /// pattern and where it is, not a request that fails later.
+    @Test func pattern_SwiftRegexCannotCompile_IsADocumentErrorNamingIt() throws {
+        let error = try #require(throws: DocumentError.self) { try violations(#"{"pattern":"(?<=a)b"}"#, #""ab""#) }
+        #expect("\(error)".contains("#/pattern: (?<=a)b is not a regular expression Swift's Regex compiles"), "\(error)")
+        #expect(throws: DocumentError.self) { try violations(#"{"pattern":"[a-"}"#, #""a""#) }
+    }
 }

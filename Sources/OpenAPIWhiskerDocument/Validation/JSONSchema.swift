@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON Schema from an OpenAPI document (3.0's dialect and 3.1's), compiled once, checked many
 /// times. The keywords covered: `type` (one or several; 3.0's `nullable`), `enum`, `const`,
 /// `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum` (3.0's booleans and 3.1's
@@ -24,7 +22,7 @@ struct SchemaSet: Sendable {
         var multipleOf: Double?
         var minLength: Int?
         var maxLength: Int?
-        var pattern: (source: String, regex: NSRegularExpression)?
+        var pattern: SchemaPattern?
         var format: SchemaFormat?
         var items: Int?
         var prefixItems: [Int] = []
@@ -85,11 +83,7 @@ struct SchemaSet: Sendable {
         node.minLength = schema["minLength"]?.double.map { Int($0) }
         node.maxLength = schema["maxLength"]?.double.map { Int($0) }
         if let pattern = schema["pattern"]?.string {
-            do {
-                node.pattern = (pattern, try NSRegularExpression(pattern: pattern))
-            } catch {
-                throw DocumentError("\(location)/pattern: \(pattern) is not a regular expression this platform reads")
-            }
+            node.pattern = try SchemaPattern(pattern, at: location)
         }
         node.format = schema["format"]?.string.flatMap(SchemaFormat.init(rawValue:))
         if let items = schema["items"] {
@@ -205,10 +199,7 @@ extension SchemaSet {
                     fail("must be at most \(maximum) character\(maximum == 1 ? "" : "s") long, got \(length)")
                 }
             }
-            if let pattern = node.pattern {
-                let range = NSRange(text.startIndex..<text.endIndex, in: text)
-                if pattern.regex.firstMatch(in: text, range: range) == nil { fail("must match the pattern \(pattern.source)") }
-            }
+            if let pattern = node.pattern, !pattern.matches(text) { fail("must match the pattern \(pattern.source)") }
             if let format = node.format, let problem = format.problem(with: text) { fail(problem) }
         case .array(let items):
             if let minimum = node.minItems, items.count < minimum { fail("must have at least \(minimum) item\(minimum == 1 ? "" : "s"), got \(items.count)") }
@@ -284,7 +275,7 @@ extension SchemaSet {
     }
 
     private static func escaped(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        JSONValue.escapedPointerToken(token)
     }
 
     private static func number(_ value: Double) -> String {

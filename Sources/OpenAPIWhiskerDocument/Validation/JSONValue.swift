@@ -1,10 +1,9 @@
-import Foundation
 import WhiskerCore
 
 /// A JSON value, as request validation reads a body and the document's schemas: integers apart
 /// from other numbers (JSON Schema's `integer` is a number without a fraction), object members in
 /// their order.
-enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -13,7 +12,7 @@ enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([(key: String, value: JSONValue)])
 
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
@@ -27,9 +26,46 @@ enum JSONValue: Sendable, Equatable {
     }
 
     /// The member named `key` of an object.
-    subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
+    }
+
+    /// A JSON pointer's token as the name it stands for (RFC 6901: `~1` is `/`, `~0` is `~`).
+    static func unescapedPointerToken(_ token: Substring) -> String {
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
+        var name = ""
+        var escaping = false
+        for character in token {
+            if escaping {
+                switch character {
+                case "0": name.append("~")
+                case "1": name.append("/")
+                default: name.append("~"); name.append(character)
+                }
+                escaping = false
+            } else if character == "~" {
+                escaping = true
+            } else {
+                name.append(character)
+            }
+        }
+        if escaping { name.append("~") }
+        return name
+    }
+
+    /// A name as a JSON pointer's token (RFC 6901: `~` as `~0`, `/` as `~1`).
+    static func escapedPointerToken(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return name }
+        var token = ""
+        for character in name {
+            switch character {
+            case "~": token += "~0"
+            case "/": token += "~1"
+            default: token.append(character)
+            }
+        }
+        return token
     }
 
     /// What the JSON pointer in the fragment `reference` (`#/components/schemas/Pet`) points at
@@ -38,7 +74,7 @@ enum JSONValue: Sendable, Equatable {
         guard reference.hasPrefix("#") else { return nil }
         var value = self
         for token in reference.dropFirst().split(separator: "/") {
-            let name = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            let name = Self.unescapedPointerToken(token)
             if let items = value.array, let offset = Int(name), items.indices.contains(offset) {
                 value = items[offset]
             } else if let member = value[name] {
@@ -50,7 +86,7 @@ enum JSONValue: Sendable, Equatable {
         return value
     }
 
-    var double: Double? {
+    package var double: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .number(let value): value
@@ -62,7 +98,7 @@ enum JSONValue: Sendable, Equatable {
         if case .string(let value) = self { value } else { nil }
     }
 
-    var array: [JSONValue]? {
+    package var array: [JSONValue]? {
         if case .array(let value) = self { value } else { nil }
     }
 
@@ -105,15 +141,15 @@ enum JSONValue: Sendable, Equatable {
 }
 
 /// Why a text is not JSON, and where.
-struct JSONSyntaxError: Error, CustomStringConvertible {
+package struct JSONSyntaxError: Error, CustomStringConvertible {
     let offset: Int
     let reason: String
-    var description: String { "not valid JSON at byte \(offset): \(reason)" }
+    package var description: String { "not valid JSON at byte \(offset): \(reason)" }
 }
 
 /// A strict JSON reader (RFC 8259): one value, no trailing commas or comments, strings of valid
 /// UTF-8, nesting bounded so that a hostile body cannot exhaust the stack.
-struct JSONReader {
+package struct JSONReader {
     static let maximumDepth = 128
 
     private let bytes: [UInt8]
@@ -121,7 +157,7 @@ struct JSONReader {
     private var depth = 0
 
     /// Reads `bytes` as one JSON value.
-    static func read(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+    package static func read(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
         var reader = JSONReader(bytes: Array(bytes))
         reader.skipSpace()
         let value = try reader.value()

@@ -1,8 +1,8 @@
 /// Why a YAML document could not be read, and where.
-struct YAMLSyntaxError: Error, CustomStringConvertible {
+package struct YAMLSyntaxError: Error, CustomStringConvertible {
     let line: Int
     let reason: String
-    var description: String { "YAML line \(line): \(reason)" }
+    package var description: String { "YAML line \(line): \(reason)" }
 }
 
 /// A reader for the YAML that OpenAPI documents are written in, as JSON values: block mappings and
@@ -10,7 +10,7 @@ struct YAMLSyntaxError: Error, CustomStringConvertible {
 /// scalars (`|` and `>`, with `-` or `+`), flow sequences and mappings, comments. Not anchors,
 /// aliases, tags or several documents in one file: it says so, and the JSON form of the document
 /// is the way out (``OpenAPIDocument/json``). The docs page's script reads the same subset.
-struct YAMLReader {
+package struct YAMLReader {
     private struct Line {
         var indent: Int
         var text: Substring
@@ -21,7 +21,7 @@ struct YAMLReader {
     private var lines: [Line]
     private var at = 0
 
-    static func read(_ bytes: [UInt8]) throws(YAMLSyntaxError) -> JSONValue {
+    package static func read(_ bytes: [UInt8]) throws(YAMLSyntaxError) -> JSONValue {
         var reader = YAMLReader(text: String(decoding: bytes, as: UTF8.self))
         reader.skipBlank()
         guard reader.at < reader.lines.count else { return .null }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import OpenAPIRuntime
 public import OpenAPIWhiskerDocument
 public import HTTPTypes

@@ -1,6 +1,15 @@
 import ArgumentParser
 import CatServiceCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import OpenAPIRuntime
 import ServiceLifecycle
@@ -459,8 +468,14 @@ private enum OutputStream {
 
 /// Writes `line` and a newline straight to the file descriptor, so nothing waits in a buffer.
 private func writeLine(_ line: String, to stream: OutputStream) {
-    let handle: FileHandle = stream == .standardOutput ? .standardOutput : .standardError
-    handle.write(Data((line + "\n").utf8))
+    let descriptor = stream == .standardOutput ? STDOUT_FILENO : STDERR_FILENO
+    var bytes = Array((line + "\n").utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}

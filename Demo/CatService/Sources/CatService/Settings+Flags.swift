@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Whisker
 
 extension WhiskerServer.Configuration {
@@ -128,7 +132,7 @@ extension WhiskerServer.Configuration {
             try policy.validate()
         } catch {
             let source = !command.corsOrigins.isEmpty ? "--cors-origin" : "--cors-credentials"
-            throw ValidationError("\(source): \(error.description.replacingOccurrences(of: "configuration.cors: ", with: ""))")
+            throw ValidationError("\(source): \(error.description.replacing("configuration.cors: ", with: ""))")
         }
         cors = [policy]
     }
@@ -170,7 +174,7 @@ extension WhiskerServer.Configuration {
         if let text = command.proxyProtocol {
             var kinds: WhiskerServer.ProxyProtocolListeners = []
             for name in text.split(separator: ",", omittingEmptySubsequences: false) {
-                switch name.trimmingCharacters(in: .whitespaces) {
+                switch trimmingSpacesAndTabs(name) {
                 case "http": kinds.insert(.cleartext)
                 case "https": kinds.insert(.https)
                 default: throw ValidationError("--proxy-protocol must be http, https or http,https, got \"\(text)\"")
@@ -236,4 +240,12 @@ extension Settings {
         guard given > 0, given <= 86_400 else { throw ValidationError("\(flag) must be a number of seconds above 0 and at most 86400, got \(given)") }
         return .milliseconds(Int64((given * 1000).rounded()))
     }
+}
+
+/// `text` without the spaces and tabs around it (what Foundation's `CharacterSet.whitespaces` trims).
+private func trimmingSpacesAndTabs(_ text: Substring) -> Substring {
+    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    let start = text.firstIndex { !blank($0) } ?? text.endIndex
+    let end = text[start...].lastIndex { !blank($0) }.map(text.index(after:)) ?? start
+    return text[start..<end]
 }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import Configuration
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Whisker
 
 /// Where cat-service's settings come from besides its flags, through swift-configuration: the
@@ -67,9 +71,12 @@ enum SettingsSources {
         // FileProvider reads its path from a reader too, which spares this file swift-system's FilePath.
         let location = ConfigReader(provider: InMemoryProvider(values: ["filePath": .init(.string(path), isSecret: false)]))
         do {
-            switch URL(fileURLWithPath: path).pathExtension.lowercased() {
-            case "json": return try await FileProvider<JSONSnapshot>(config: location)
-            case "yaml", "yml": return try await FileProvider<YAMLSnapshot>(config: location)
+            let name = path.split(separator: "/").last ?? ""
+            let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+            let pathExtension = parts.count > 1 ? parts[parts.count - 1].lowercased() : ""
+            switch pathExtension {
+            case "json": return try await FileProvider<WhiskerJSONSnapshot>(config: location)
+            case "yaml", "yml": return try await FileProvider<WhiskerYAMLSnapshot>(config: location)
             default: throw ValidationError("--config (or CAT_SERVICE_CONFIG) must name a .json, .yaml or .yml file, got \"\(path)\"")
             }
         } catch let error as ValidationError {

@@ -1,17 +1,9 @@
-import Foundation
 import Whisker
 
 extension OpenAPIDocument {
-    /// The CatService's own document, bundled, as written.
-    /// - Throws: ``MissingResourceError`` if the bundled `openapi.yaml` is missing.
+    /// The CatService's own document, as written: `openapi.yaml`, embedded at build time by
+    /// Whisker's WhiskerEmbedDocument plugin (no resource bundle, no Foundation `Bundle`).
     static func catService() throws -> OpenAPIDocument {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
-            throw MissingResourceError(name: "openapi.yaml", underlying: nil)
-        }
-        do {
-            return OpenAPIDocument(yaml: Array(try Data(contentsOf: url)))
-        } catch {
-            throw MissingResourceError(name: url.path, underlying: error)
-        }
+        .embedded
     }
 }

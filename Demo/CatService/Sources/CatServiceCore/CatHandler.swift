@@ -1,4 +1,9 @@
+#if canImport(CatClip)
+import CatClip
+#else
+// The benchmark servers (Benchmarks/Shared symlinks this file) bundle the clip as a resource.
 import Foundation
+#endif
 import OpenAPIRuntime
 
 /// The CatService's operations, as the generated `APIProtocol` asks for them.
@@ -11,12 +16,21 @@ struct CatHandler: APIProtocol {
     /// The milliseconds between events that `getEmojiStream` accepts; an absent `interval_ms` means 1000.
     static let intervalRange = 0...5000
 
-    /// The bytes of the bundled `cat.mp4`, loaded once.
+    /// The bytes of `cat.mp4`, compiled into the binary (CatClip).
     let clip: ArraySlice<UInt8>
     /// The clip's strong entity tag (its length and a 64-bit FNV-1a hash of its bytes), which
     /// `ClipValidatorMiddleware` sends as `getClip`'s `ETag`.
     let clipETag: String
 
+    #if canImport(CatClip)
+    /// Serves the clip compiled into the binary (CatClip's `cat.mp4`), copied once into an array.
+    /// - Throws: ``MissingResourceError`` if the clip compiled in is empty.
+    init() throws {
+        let bytes = UnsafeBufferPointer(start: cat_clip_bytes(), count: Int(cat_clip_count()))
+        guard !bytes.isEmpty else { throw MissingResourceError(name: "cat.mp4", underlying: nil) }
+        self.init(clip: ArraySlice(bytes))
+    }
+    #else
     /// Loads the clip from the module's resource bundle.
     /// - Throws: ``MissingResourceError`` if `cat.mp4` is not in the bundle or cannot be read.
     init() throws {
@@ -29,6 +43,7 @@ struct CatHandler: APIProtocol {
             throw MissingResourceError(name: url.path, underlying: error)
         }
     }
+    #endif
 
     /// What the shelter's report counts.
     let ledger = ShelterLedger()

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import OpenAPIRuntime
 public import Whisker
 
@@ -16,8 +20,8 @@ public import Whisker
 public struct CatServiceOperations: Sendable {
     let handler: CatHandler
 
-    /// The operations, serving the clip bundled with this module (`cat.mp4`).
-    /// - Throws: ``MissingResourceError`` if the clip is missing from the bundle or unreadable.
+    /// The operations, serving the clip compiled into this module (`cat.mp4`, through CatClip).
+    /// - Throws: ``MissingResourceError`` if the clip compiled in is empty.
     public init() throws {
         handler = try CatHandler()
     }
@@ -39,9 +43,8 @@ public struct CatServiceOperations: Sendable {
         try Servers.Server1.url()
     }
 
-    /// The document the operations were generated from, as bundled: what `cat-service` serves,
-    /// validates requests against, and checks its responses against.
-    /// - Throws: ``MissingResourceError`` if the bundled `openapi.yaml` is missing.
+    /// The document the operations were generated from, embedded at build time: what
+    /// `cat-service` serves, validates requests against, and checks its responses against.
     public static func document() throws -> OpenAPIDocument {
         try .catService()
     }

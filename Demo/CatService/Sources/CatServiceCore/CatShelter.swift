@@ -1,4 +1,3 @@
-import Foundation
 import OpenAPIRuntime
 
 /// The CatService's two operations with request bodies: a large upload (`countCats`) and a
@@ -22,7 +21,7 @@ extension CatHandler {
     /// are the document's `minLength`, `maxLength` and `pattern`, enforced before the handler runs.
     func adoptCat(_ input: Operations.adoptCat.Input) async throws -> Operations.adoptCat.Output {
         let adoption = switch input.body { case .json(let adoption): adoption }
-        let name = adoption.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = adoption.name.trimmingWhitespace
         ledger.adopted()
         return .created(.init(body: .json(.init(message: "Welcome home, \(name) 😻"))))
     }
@@ -51,5 +50,14 @@ struct CatCounter {
             }
         }
         carry = Array(text[index...])
+    }
+}
+
+extension String {
+    /// The text without the white space (Unicode's White_Space: spaces, tabs, line breaks) around it.
+    var trimmingWhitespace: Substring {
+        let start = firstIndex { !$0.isWhitespace } ?? endIndex
+        let end = self[start...].lastIndex { !$0.isWhitespace }.map(index(after:)) ?? start
+        return self[start..<end]
     }
 }
