@@ -127,7 +127,7 @@ extension RequestValidator {
         return outcome(of: violations, read: read, principal: principal, head, status: status, logger: logger)
     }
 
-    /// The outcome of ``validate(_:pathParameters:body:lengthHint:status:logger:)`` when it needs
+    /// The outcome of `validate(_:pathParameters:body:lengthHint:status:logger:)` when it needs
     /// no waiting, `nil` when it does: most requests have no security requirement to authenticate
     /// and no JSON body to read. Synchronous, so that its work is on the thread's stack: the async
     /// `validate` needs a 3,136-byte frame from the task allocator, a slab malloc'd for every

@@ -74,7 +74,7 @@ public struct RequestValidationMiddleware: ServerMiddleware {
     /// and the principal bound), or answers the refusal.
     ///
     /// Its async frame stays allocated while the rest of the chain and the handler run, so the
-    /// check is out of line (``check(_:_:body:metadata:)``): with it inlined, the frame was 3,136
+    /// check is out of line (`check(_:_:body:metadata:)`): with it inlined, the frame was 3,136
     /// bytes, for which the task allocator malloc'd a slab on every request.
     public func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
