@@ -32,7 +32,7 @@ package struct AppliedPolicy: Sendable {
     /// The middlewares of `policy` for `operation`, around the document's checks, in the order
     /// `WhiskerTransport`'s one-line `policies:` has always applied them: deprecation (on every
     /// answer), a rate limit by client address, the checks (which name the principal), a rate
-    /// limit by principal.
+    /// limit by principal, then the policy's own middlewares.
     /// - Parameters:
     ///   - deprecated: Whether the document marks the operation `deprecated`.
     ///   - validation: The document's checks of the operation, if any.
@@ -48,6 +48,7 @@ package struct AppliedPolicy: Sendable {
         if policy.rateLimit?.key == .client, let rateLimit { chain.append(rateLimit) }
         if let validation { chain.append(validation) }
         if policy.rateLimit?.key == .principal, let rateLimit { chain.append(rateLimit) }
+        chain += policy.middlewares
         return chain
     }
 

@@ -4,10 +4,11 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import HTTPTypes
+public import OpenAPIRuntime
 public import WhiskerCore
 
 /// What one operation may take and how it answers beyond its handler: a deadline, a rate limit,
-/// its request body limit and its deprecation, named by the operation's `operationId` in
+/// its request body limit, its deprecation and middlewares of its own, named by the operation's `operationId` in
 /// `WhiskerTransport`'s `policies`:
 ///
 ///     let transport = try WhiskerTransport(server, validatingAgainst: document, policies: [
@@ -45,12 +46,24 @@ public struct OperationPolicy: Sendable {
     public var sunset: Date?
     /// A page about the deprecation (what to use instead), sent as `Link: <...>; rel="deprecation"`.
     public var deprecationLink: String?
+    /// Middlewares of this operation alone, the first outermost: they run after the document's
+    /// checks and the rate limit, before the middlewares given to the generated
+    /// `registerHandlers(on:serverURL:middlewares:)` (which run for every operation) and the
+    /// handler. An operation without any pays nothing for them, where a middleware given to
+    /// `registerHandlers` is called for every request of every operation (an async call, a
+    /// closure and task switches each) even when it only checks `operationID` and passes the
+    /// request on. The `operationID` they are told is the policy's key: the operationId with a
+    /// document, `METHOD /path` without one (the runtime's own middlewares always get the
+    /// operationId), so a middleware made for one operation need not compare it:
+    ///
+    ///     "getClip": OperationPolicy(middlewares: [ClipValidatorMiddleware(etag: etag)]),
+    public var middlewares: [any ServerMiddleware]
 
     /// A policy; every part is optional.
     public init(
         deadline: Duration? = nil, deadlineStatus: HTTPResponse.Status = .serviceUnavailable, rateLimit: RateLimit? = nil,
         maxRequestBodySize: RequestBodyLimit? = nil, minRequestBodyRate: RequestBodyRate? = nil,
-        deprecatedSince: Date? = nil, sunset: Date? = nil, deprecationLink: String? = nil
+        deprecatedSince: Date? = nil, sunset: Date? = nil, deprecationLink: String? = nil, middlewares: [any ServerMiddleware] = []
     ) {
         precondition(deadline.map { $0 > .zero } ?? true, "a deadline must be longer than zero")
         self.deadline = deadline
@@ -61,6 +74,7 @@ public struct OperationPolicy: Sendable {
         self.deprecatedSince = deprecatedSince
         self.sunset = sunset
         self.deprecationLink = deprecationLink
+        self.middlewares = middlewares
     }
 
     /// Whether the policy deprecates its operation (or only adds to the document's mark).

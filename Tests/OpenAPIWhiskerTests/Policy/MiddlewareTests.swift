@@ -224,6 +224,79 @@ import WhiskerTesting
         }
     }
 
+    @Test(arguments: Wire.allCases)
+    func aPolicysOwnMiddlewares_RunForItsOperationAlone_AfterTheChecks_BeforeRegisterHandlersOnes(over wire: Wire) async throws {
+        let trail = Trail()
+        let server = makeTestServer { $0.http2 = HTTP2Settings() }
+        let transport = try WhiskerTransport(
+            server, validatingAgainst: OpenAPIDocument(yaml: Array(Self.document.utf8)), authenticators: Self.authenticators,
+            policies: [
+                "adoptCat": OperationPolicy(rateLimit: RateLimit(1, per: .seconds(60)), middlewares: [
+                    Checkpoint(trail: trail, name: "adoption's first"), Checkpoint(trail: trail, name: "adoption's second"),
+                ]),
+                "fileReport": OperationPolicy(middlewares: [Checkpoint(trail: trail, name: "report's")]),
+            ]
+        )
+        try Self.registerHandlers(on: transport, middlewares: [Checkpoint(trail: trail, name: "yours")])
+        try await server.withRunning { address in
+            #expect(try await exchange(wire, with: address, "/cats").status == 200)
+            #expect(trail.all == ["yours getCats"], "an operation without a policy's middlewares runs none of them")
+            #expect(try await exchange(wire, with: address, "/adopt", method: "POST").status == 201)
+            #expect(trail.all.suffix(3) == ["adoption's first adoptCat", "adoption's second adoptCat", "yours adoptCat"])
+            // Refused by the rate limit, then by the document's checks: neither reaches them.
+            #expect(try await exchange(wire, with: address, "/adopt", method: "POST").status == 429)
+            let anonymous = try await exchange(wire, with: address, "/reports", method: "POST", fields: [("content-type", "application/json")], body: #"{"title":"fur"}"#)
+            #expect(anonymous.status == 401)
+            let untitled = try await exchange(
+                wire, with: address, "/reports", method: "POST", fields: [("content-type", "application/json"), ("authorization", "Bearer tabby")], body: "{}"
+            )
+            #expect(untitled.status == 400)
+            #expect(trail.all.count == 4, "refused requests reached no middleware: \(trail.all)")
+            let filed = try await exchange(
+                wire, with: address, "/reports", method: "POST", fields: [("content-type", "application/json"), ("authorization", "Bearer tabby")],
+                body: #"{"title":"fur"}"#
+            )
+            #expect(filed.status == 201)
+            #expect(filed.body == #"fileReport by tabby: {"title":"fur"}"#, "the policy's middleware sees the principal and passes the checked body on")
+            #expect(trail.all.suffix(2) == ["report's fileReport", "yours fileReport"])
+        }
+    }
+
+    @Test(arguments: Wire.allCases)
+    func theChecksWithoutWaiting_AnswerAsTheMiddlewareDoes(over wire: Wire) async throws {
+        // The transport's own checks run synchronously before the rest of the chain when they need
+        // no waiting (no security, no JSON body): a refusal is the same problem details, and an
+        // admitted request reaches the middlewares after them once.
+        let trail = Trail()
+        let server = makeTestServer { $0.http2 = HTTP2Settings() }
+        let transport = try WhiskerTransport(
+            server, validatingAgainst: OpenAPIDocument(yaml: Array("""
+                openapi: 3.1.0
+                info: {title: Quick, version: '1'}
+                paths:
+                  /cats:
+                    get:
+                      operationId: getCats
+                      parameters:
+                        - {name: count, in: query, schema: {type: integer, minimum: 1}}
+                      responses: {'200': {description: Cats.}}
+                """.utf8)),
+            policies: ["getCats": OperationPolicy(middlewares: [Checkpoint(trail: trail, name: "policy's")])]
+        )
+        try transport.register({ request, _, _ in (HTTPResponse(status: .ok), HTTPBody(request.path ?? "")) }, method: .get, path: "/cats")
+        try await server.withRunning { address in
+            let refused = try await exchange(wire, with: address, "/cats?count=0")
+            #expect(refused.status == 400)
+            #expect(refused.values("content-type") == ["application/problem+json"])
+            #expect(refused.body.contains("count"), "the refusal names the parameter: \(refused.body)")
+            #expect(trail.all.isEmpty)
+            let admitted = try await exchange(wire, with: address, "/cats?count=2")
+            #expect(admitted.status == 200)
+            #expect(admitted.body == "/cats?count=2")
+            #expect(trail.all == ["policy's getCats"])
+        }
+    }
+
     @Test func operationScope_NamesOperationsByOperationID() {
         let listed: OperationScope = ["adoptCat", "getCats"]
         #expect(listed.contains("adoptCat") && listed.contains("getCats") && !listed.contains("fileReport"))

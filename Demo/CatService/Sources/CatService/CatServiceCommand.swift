@@ -415,11 +415,12 @@ struct CatServiceCommand: AsyncParsableCommand {
         }
         let listeners = configuration.listeners
         let server = WhiskerServer(configuration: configuration)
-        let transport = try CatServiceOperations.transport(
+        let operations = try CatServiceOperations()
+        let transport = try operations.transport(
             on: server, validating: settings.validation, reportTokens: settings.reportTokens, visitorTokens: settings.visitorTokens,
             policies: settings.policies
         )
-        try CatServiceOperations().registerHandlers(on: transport)
+        try operations.registerHandlers(on: transport)
         try transport.serveDocument(document, serverURL: try CatServiceOperations.serverURL())
         try metrics?.register(on: server)
         // WebSocket beside the API, on the same ports (h2c included: over HTTP/2 the route answers

@@ -15,8 +15,8 @@ public import Whisker
 /// their names clashing.
 ///
 ///     let server = WhiskerServer(configuration: ...)
-///     let transport = CatServiceOperations.transport(on: server)
-///     try CatServiceOperations().registerHandlers(on: transport)
+///     let operations = try CatServiceOperations()
+///     try operations.registerHandlers(on: operations.transport(on: server))
 public struct CatServiceOperations: Sendable {
     let handler: CatHandler
 
@@ -63,12 +63,17 @@ public struct CatServiceOperations: Sendable {
         public init() {}
 
         /// The operations' policies, by operationId (or, for a transport without the document,
-        /// by method and path as registered).
-        func byOperation(registeredPaths: Bool) -> [String: OperationPolicy] {
+        /// by method and path as registered), with the two middlewares that concern one operation
+        /// each: the clip's `ETag` and the report's guard. As policies they run for their
+        /// operation alone; given to `registerHandlers` they would run (and cost an async call
+        /// and task switches) for every request of every operation.
+        func byOperation(registeredPaths: Bool, clipETag: String) -> [String: OperationPolicy] {
             [
                 registeredPaths ? "GET /api/emoji/stream" : "getEmojiStream": OperationPolicy(deadline: streamDeadline),
                 registeredPaths ? "POST /api/census" : "countCats": OperationPolicy(deadline: censusDeadline),
                 registeredPaths ? "POST /api/adopt" : "adoptCat": OperationPolicy(rateLimit: adoptions),
+                registeredPaths ? "GET /api/clip" : "getClip": OperationPolicy(middlewares: [ClipValidatorMiddleware(etag: clipETag)]),
+                registeredPaths ? "GET /api/report" : "getShelterReport": OperationPolicy(middlewares: [ReportGuardMiddleware()]),
             ]
         }
     }
@@ -79,31 +84,28 @@ public struct CatServiceOperations: Sendable {
     /// `GET /report`'s bearer token: `reportTokens` hold `reports:read`, `visitorTokens` nothing
     /// (403); any other, 401. Without validation the report is refused to everyone
     /// (``ReportGuardMiddleware``).
-    public static func transport(
+    public func transport(
         on server: WhiskerServer, validating: Bool = true, reportTokens: Set<String> = [], visitorTokens: Set<String> = [],
         policies: Policies = Policies()
     ) throws -> WhiskerTransport {
         let limits = CatHandler.requestBodyLimits.mapValues { RequestBodyLimit.maximum($0) }
         guard validating else {
-            return WhiskerTransport(server, requestBodyLimits: limits, policies: policies.byOperation(registeredPaths: true))
+            return WhiskerTransport(server, requestBodyLimits: limits, policies: policies.byOperation(registeredPaths: true, clipETag: clipETag))
         }
-        return try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: document(), authenticators: [
+        return try WhiskerTransport(server, requestBodyLimits: limits, validatingAgainst: Self.document(), authenticators: [
             "shelterToken": { credential in
                 guard let token = credential.bearerToken else { return nil }
                 if reportTokens.contains(token) { return Principal(name: "staff", scopes: ["reports:read"]) }
                 if visitorTokens.contains(token) { return Principal(name: "visitor") }
                 return nil
             },
-        ], policies: policies.byOperation(registeredPaths: false))
+        ], policies: policies.byOperation(registeredPaths: false, clipETag: clipETag))
     }
 
-    /// Registers every operation on `transport` under `serverURL` (the document's by default),
-    /// with the clip's `ETag` middleware and the report's guard.
+    /// Registers every operation on `transport` under `serverURL` (the document's by default).
+    /// The clip's `ETag` and the report's guard are middlewares of their operations' policies
+    /// (``transport(on:validating:reportTokens:visitorTokens:policies:)``).
     public func registerHandlers(on transport: any ServerTransport, serverURL: URL? = nil) throws {
-        try handler.registerHandlers(
-            on: transport,
-            serverURL: try serverURL ?? Self.serverURL(),
-            middlewares: [ClipValidatorMiddleware(etag: handler.clipETag), ReportGuardMiddleware()]
-        )
+        try handler.registerHandlers(on: transport, serverURL: try serverURL ?? Self.serverURL())
     }
 }

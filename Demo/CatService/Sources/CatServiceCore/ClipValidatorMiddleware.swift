@@ -9,6 +9,10 @@ import OpenAPIRuntime
 /// declared `ETag` would go out as `%22…%22`, which is not an entity tag (swift-openapi-generator
 /// issues 529 and 857). A middleware sets the raw field on the `HTTPResponse`; an `ETag` set there
 /// (or by any handler) is kept by Whisker, which generates one only for in-memory bodies without.
+///
+/// A middleware of `getClip`'s `OperationPolicy` (``CatServiceOperations/Policies``): it runs for
+/// that operation alone, so it does not compare `operationID` (which, on a transport without the
+/// document, is `GET /api/clip`).
 struct ClipValidatorMiddleware: ServerMiddleware {
     /// The clip's entity tag (``CatHandler/clipETag``).
     let etag: String
@@ -21,7 +25,7 @@ struct ClipValidatorMiddleware: ServerMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var (response, responseBody) = try await next(request, body, metadata)
-        if operationID == "getClip", response.status == .ok {
+        if response.status == .ok {
             response.headerFields[.eTag] = etag
         }
         return (response, responseBody)

@@ -22,7 +22,7 @@ import WhiskerTesting
     func withClient(_ mode: Mode, _ body: @Sendable (Client, CatServiceOperations) async throws -> Void) async throws {
         let server = makeTestServer { $0.http2 = HTTP2Settings() }
         let operations = try CatServiceOperations()
-        try operations.registerHandlers(on: CatServiceOperations.transport(on: server))
+        try operations.registerHandlers(on: operations.transport(on: server))
         let serverURL = try Servers.Server1.url()
         switch mode {
         case .inProcessHTTP1, .inProcessHTTP2:
