@@ -67,12 +67,12 @@ struct RegisteredOperation: Sendable {
         var requestHead = request.head
         if let path = requestHead.path, let rewritten = QueryString.runtimeTarget(path) { requestHead.path = rewritten }
         var handler = self.handler
-        if let (validation, checkedHandler) = checks {
-            switch validation.checkWithoutWaiting(requestHead, pathParameters: parameters, hasBody: body != nil, operationID: operationID) {
-            case .answer(let refusal): return refusal
-            case .proceed: handler = checkedHandler
-            case .needsWaiting: break
-            }
+        // Borrowed through the optional, not bound: binding copies the middleware (a retain and a
+        // release of each of its references).
+        switch checks?.validation.checkWithoutWaiting(requestHead, pathParameters: parameters, hasBody: body != nil, operationID: operationID) {
+        case .answer(let refusal)?: return refusal
+        case .proceed?: handler = checks?.checkedHandler ?? handler
+        case .needsWaiting?, nil: break
         }
         do {
             let (head, responseBody) = try await handler(requestHead, body, ServerRequestMetadata(pathParameters: parameters))
