@@ -1,5 +1,12 @@
 public import Dispatch
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Something registered with an ``IOWorker`` that is told when its descriptor is ready.
 protocol IOReadinessHandler: AnyObject {
@@ -47,11 +54,16 @@ public final class IOWorker: @unchecked Sendable {
     /// on this queue, not into a new allocation, and an idle connection still holds no buffer.
     private var spareReadStorage: [UInt8] = []
 
-    /// Descriptors registered while a batch is being handled (a connection accepted on this
-    /// worker starts inline): what the batch still holds for such a number is about the socket
-    /// that had it before, closed meanwhile, and is not delivered to the new one.
-    private var registeredInBatch: [Int32] = []
+    /// Descriptors registered since the events being handled were polled: what the batch holds
+    /// for such a number may be about the socket that had it before, closed meanwhile, and is not
+    /// delivered to the new one (level-triggered, a real readiness is reported again by the next
+    /// poll). With the worker's thread the blocking poll runs off the queue, so that is every
+    /// registration since the last batch (the listener handing over a connection, a connection
+    /// accepted inline); with the source driver, those made during a batch.
+    private var registeredSincePoll: [Int32] = []
     private var isHandlingBatch = false
+    /// Whether a thread of the worker's own drives the epoll set (else a Dispatch source).
+    private let isThreadDriven: Bool
 
     /// Creates a worker with its queue (on Dispatch's global pool) and, for ``IOBackend/epoll``,
     /// its epoll set.
@@ -71,12 +83,19 @@ public final class IOWorker: @unchecked Sendable {
         guard backend == .epoll else {
             selector = nil
             source = nil
+            isThreadDriven = false
             dispatchSelector = DispatchSourceSelector(queue: queue)
             return
         }
         dispatchSelector = nil
         let selector = try EpollSelector()
         self.selector = selector
+        isThreadDriven = EpollDriver.current == .thread
+        guard !isThreadDriven else {
+            source = nil
+            try WorkerThread.start(name: WorkerThread.threadName(forLabel: label), selector: selector, worker: self)
+            return
+        }
         let source = DispatchSource.makeReadSource(fileDescriptor: selector.fd, queue: queue)
         self.source = source
         // The selector (and so the epoll descriptor) lives until the source is cancelled.
@@ -87,6 +106,30 @@ public final class IOWorker: @unchecked Sendable {
 
     deinit {
         source?.cancel()
+        // The worker's thread finds it gone at its next wait and ends.
+        selector?.wake()
+    }
+
+    /// Handles the `count` events the worker's thread just waited for, then what is ready
+    /// meanwhile, a batch at a time, until a poll comes back short of a full batch. Runs on the
+    /// worker's thread, inside `queue.sync`: on the calling thread, with the queue's identity,
+    /// after anything submitted to the queue before and before anything submitted after.
+    func handleBatch(_ count: Int) {
+        guard let selector else { return }
+        queue.sync {
+            isHandlingBatch = true
+            defer { isHandlingBatch = false }
+            var count = count
+            while true {
+                selector.forEachReady(count) { readiness in
+                    guard registeredSincePoll.isEmpty || !registeredSincePoll.contains(readiness.fd) else { return }
+                    handlers[readiness.fd]?.handle(readiness)
+                }
+                registeredSincePoll.removeAll(keepingCapacity: true)
+                guard count == selector.capacity else { return }
+                count = selector.wait(timeout: 0)
+            }
+        }
     }
 
     /// Handles what is ready now, a batch at a time, until a poll comes back short of a full batch
@@ -98,10 +141,10 @@ public final class IOWorker: @unchecked Sendable {
         var isFull = true
         while isFull {
             isFull = selector.poll { readiness in
-                guard registeredInBatch.isEmpty || !registeredInBatch.contains(readiness.fd) else { return }
+                guard registeredSincePoll.isEmpty || !registeredSincePoll.contains(readiness.fd) else { return }
                 handlers[readiness.fd]?.handle(readiness)
             } == selector.capacity
-            registeredInBatch.removeAll(keepingCapacity: true)
+            registeredSincePoll.removeAll(keepingCapacity: true)
         }
     }
 
@@ -115,7 +158,7 @@ public final class IOWorker: @unchecked Sendable {
         }
         try selector.add(fd, interest: interest)
         handlers[fd] = handler
-        if isHandlingBatch { registeredInBatch.append(fd) }
+        if isHandlingBatch || isThreadDriven { registeredSincePoll.append(fd) }
     }
 
     func update(_ fd: Int32, interest: IOInterest) throws(SocketError) {
@@ -207,4 +250,12 @@ public final class IOWorkerGroup: Sendable {
 
     /// One worker per processor this process may run on (its CPU affinity, as `taskset` sets it).
     public static var defaultCount: Int { availableProcessors() }
+}
+
+/// Temporary, for the side-by-side measurement: what drives an epoll worker, from
+/// `WHISKER_EPOLL_DRIVER` (`source`: the Dispatch read source on the epoll descriptor; anything
+/// else: the worker's own thread), read once.
+enum EpollDriver {
+    case source, thread
+    static let current: EpollDriver = getenv("WHISKER_EPOLL_DRIVER").map { String(cString: $0) } == "source" ? .source : .thread
 }
