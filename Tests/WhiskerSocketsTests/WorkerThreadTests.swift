@@ -96,9 +96,10 @@ import Testing
         worker.queue.async {
             try? worker.register(descriptors[0], interest: .read, handler: ReadinessRecorder())
             worker.queue.async {
-                // Holding the queue: the thread wakes for the old socket and waits to get it.
+                // Holding the queue: the thread wakes for the old socket and waits for the queue in
+                // `queue.sync`, a futex (202 on x86_64), having queued itself before what follows.
                 _ = write(descriptors[1], "x", 1)
-                let left = spinUntil { !isWaitingInEpoll(thread) && syscall(of: thread) != "running" }
+                let left = spinUntil { syscall(of: thread) == "202" }
                 worker.deregisterAndClose(descriptors[0])
                 #expect(dup2(descriptors[2], descriptors[0]) == descriptors[0])
                 let newcomer = ReadinessRecorder()

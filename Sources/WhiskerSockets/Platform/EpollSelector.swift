@@ -20,7 +20,7 @@ private import CWhiskerSystem
 /// reported again by the next poll.
 ///
 /// Threads: ``add(_:interest:)``, ``modify(_:interest:)`` and ``remove(_:)`` run on the worker's
-/// queue; ``wait(timeout:)``, ``forEachReady(_:_:)`` and ``poll(_:)`` on the worker's thread only
+/// queue; ``wait(timeout:)`` and ``forEachReady(_:_:)`` on the worker's thread only
 /// (they share the ready buffers); ``wake()`` anywhere. The kernel serializes `epoll_ctl` against
 /// `epoll_wait`.
 final class EpollSelector: @unchecked Sendable {
@@ -118,15 +118,6 @@ final class EpollSelector: @unchecked Sendable {
                 isFailed: bits & WHISKER_EPOLL_FAILED != 0))
         }
     }
-
-    /// The descriptors ready now (never blocks), at most ``capacity``; `body` sees each in turn.
-    /// - Returns: How many were reported.
-    @discardableResult
-    func poll(_ body: (IOReadiness) -> Void) -> Int {
-        let count = wait(timeout: 0)
-        forEachReady(count, body)
-        return count
-    }
 }
 #else
 #if canImport(Darwin)
@@ -147,7 +138,5 @@ final class EpollSelector: Sendable {
     func wake() {}
     func wait(timeout: Int32) -> Int { 0 }
     func forEachReady(_ count: Int, _ body: (IOReadiness) -> Void) {}
-    @discardableResult
-    func poll(_ body: (IOReadiness) -> Void) -> Int { 0 }
 }
 #endif
