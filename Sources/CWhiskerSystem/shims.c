@@ -1,4 +1,5 @@
-// Linux-only C (accept4, epoll, sched_getaffinity, mallinfo2, malloc_trim) sits behind
+// Linux-only C (accept4, epoll, eventfd, the I/O workers' threads, sched_getaffinity, mallinfo2,
+// malloc_trim) sits behind
 // `#ifdef __linux__`; on Darwin the Swift side (Sources/WhiskerSockets/Platform) calls none of it,
 // and only whisker_heap_in_use has a Darwin version.
 #ifdef __linux__
@@ -37,9 +38,9 @@ int whisker_epoll_control(int epfd, int op, int fd, unsigned int readable, unsig
     }
 }
 
-int whisker_epoll_poll(int epfd, int *fds, unsigned int *events, int capacity) {
+int whisker_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, int timeout) {
     struct epoll_event ready[capacity];
-    int count = epoll_wait(epfd, ready, capacity, 0);
+    int count = epoll_wait(epfd, ready, capacity, timeout);
     for (int i = 0; i < count; i++) {
         fds[i] = ready[i].data.fd;
         unsigned int bits = 0;
@@ -49,6 +50,37 @@ int whisker_epoll_poll(int epfd, int *fds, unsigned int *events, int capacity) {
         events[i] = bits;
     }
     return count;
+}
+
+#include <sys/eventfd.h>
+
+int whisker_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+#include <pthread.h>
+#include <unistd.h>
+
+int whisker_thread_start(void *(*body)(void *), void *context, unsigned long stack_size) {
+    pthread_attr_t attributes;
+    int result = pthread_attr_init(&attributes);
+    if (result != 0) return result;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    result = pthread_attr_setstacksize(&attributes, (size_t)stack_size);
+    if (result == 0) {
+        pthread_t thread;
+        result = pthread_create(&thread, &attributes, body, context);
+    }
+    pthread_attr_destroy(&attributes);
+    return result;
+}
+
+int whisker_thread_set_name(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}
+
+long whisker_thread_id(void) {
+    return (long)gettid();
 }
 
 #include <sched.h>

@@ -12,9 +12,11 @@ import Darwin
 /// delivered on it, level-triggered: a reader may leave bytes for later); they differ in what
 /// wakes the queue and what an event costs:
 ///
-/// - ``epoll``: one epoll set per worker, woken by a single Dispatch read source on the epoll
-///   descriptor; one wake-up handles every descriptor that became ready meanwhile (up to 64 at a
-///   time), and a keep-alive request changes no registration. The default on Linux.
+/// - ``epoll``: one epoll set per worker and a thread of the worker's own blocking in `epoll_wait`
+///   on it, which handles each batch inside `queue.sync` (on itself, with the queue's identity);
+///   one wake-up handles every descriptor that became ready meanwhile (up to 64 at a time), a
+///   keep-alive request changes no registration, and a lone request costs one thread wake-up. The
+///   default on Linux.
 /// - ``dispatchSources``: one `DispatchSourceRead` and one `DispatchSourceWrite` per descriptor,
 ///   on the worker's queue, resumed and suspended as the interest changes: the model libdispatch
 ///   implements natively with kqueue on Darwin. On Linux each event costs a wake-up of

@@ -6,18 +6,33 @@ protocol IOReadinessHandler: AnyObject {
     func handle(_ readiness: IOReadiness)
 }
 
-/// One event loop: a serial queue and the epoll set of every connection confined to it, woken by
-/// a single Dispatch read source on the epoll descriptor. Each wake-up takes up to 64 ready
-/// descriptors at a time (`epoll_wait` with a timeout of 0) and handles them all on the queue.
+/// One event loop: a serial queue, the epoll set of every connection confined to it, and a thread
+/// of its own that blocks in `epoll_wait` on that set. When the wait returns, the thread handles
+/// what it reported (up to 64 ready descriptors), then keeps polling without blocking while polls
+/// come back full, all inside `queue.sync`.
 ///
 /// This is what makes a keep-alive request cheap: a Dispatch source per connection costs a
 /// wake-up of libdispatch's manager thread (and two `epoll_ctl`) after every event, while here
 /// one wake-up serves every connection that became ready meanwhile, and a request changes no
-/// registration (`Benchmarks/IOModel` measures both).
+/// registration (`Benchmarks/IOModel` measures both). And a lone request is one thread wake-up:
+/// `queue.sync` on the uncontended queue runs the batch on the waiting thread itself, so the read,
+/// the handler's task (which prefers ``executor`` and starts inline) and the write run there, with
+/// 1 thread switch and 3 system calls a request (`epoll_wait`, `read`, `sendmsg`), where a Dispatch
+/// source on the epoll descriptor cost 4 and 11 (libdispatch's manager thread waking a pool thread).
+///
+/// The queue stays the worker's identity and its lock: `sync` runs the batch with the queue's
+/// identity (so work "on the worker's queue" is exactly that) and after anything already submitted
+/// to it. Work submitted from other threads with `queue.async` (a connection handed over by a
+/// listener on another worker, a handler's job coming back from an actor, the deadlines' Dispatch
+/// timer) runs on Dispatch's pool while the thread waits, serialized with its batches by the queue.
+///
+/// The thread holds the epoll set and only a weak reference to the worker: when the worker goes
+/// away, its `deinit` wakes the thread through an eventfd in the set, and the thread ends.
 ///
 /// That is the ``IOBackend/epoll`` backend, the default on Linux. With
-/// ``IOBackend/dispatchSources`` the worker has no epoll set: each descriptor gets a Dispatch read
-/// and write source on the queue instead (see ``IOBackend``); connections see no difference.
+/// ``IOBackend/dispatchSources`` the worker has no epoll set and no thread: each descriptor gets a
+/// Dispatch read and write source on the queue instead (see ``IOBackend``); connections see no
+/// difference.
 ///
 /// Everything on a worker's queue shares one thread at a time: the connections' parsing and
 /// writing, their timers, and the handler tasks that prefer the queue's ``executor``. A handler
@@ -34,9 +49,8 @@ public final class IOWorker: @unchecked Sendable {
     public let executor: DispatchQueueExecutor
     /// How this worker learns of readiness.
     public let backend: IOBackend
-    /// The epoll set (``IOBackend/epoll``) and the Dispatch source that wakes the queue for it.
+    /// The epoll set (``IOBackend/epoll``), which the worker's thread waits on.
     private let selector: EpollSelector?
-    private let source: (any DispatchSourceRead)?
     /// The sources of each descriptor (``IOBackend/dispatchSources``).
     private let dispatchSelector: DispatchSourceSelector?
     private var handlers: [Int32: any IOReadinessHandler] = [:]
@@ -47,16 +61,19 @@ public final class IOWorker: @unchecked Sendable {
     /// on this queue, not into a new allocation, and an idle connection still holds no buffer.
     private var spareReadStorage: [UInt8] = []
 
-    /// Descriptors registered while a batch is being handled (a connection accepted on this
-    /// worker starts inline): what the batch still holds for such a number is about the socket
-    /// that had it before, closed meanwhile, and is not delivered to the new one.
-    private var registeredInBatch: [Int32] = []
-    private var isHandlingBatch = false
+    /// Descriptors registered since the events being handled were polled: what the batch holds
+    /// for such a number may be about the socket that had it before, closed meanwhile, and is not
+    /// delivered to the new one (level-triggered, a real readiness is reported again by the next
+    /// poll). The thread's blocking poll runs off the queue, so that is every registration since
+    /// the last batch ended (the listener handing over a connection while the thread waits) and
+    /// those made during a batch (a connection accepted inline).
+    private var registeredSincePoll: [Int32] = []
 
     /// Creates a worker with its queue (on Dispatch's global pool) and, for ``IOBackend/epoll``,
-    /// its epoll set.
+    /// its epoll set and its thread (named after `label`, as `top -H` and `perf` show it; Linux
+    /// keeps 15 bytes, so `whisker.worker.3` is `worker.3`).
     /// - Parameters:
-    ///   - label: The queue's label, as debuggers and `perf` show it.
+    ///   - label: The queue's label, as debuggers and `perf` show it, and its thread's name.
     ///   - backend: How the worker learns of readiness; ``IOBackend/default`` is the platform's
     ///     choice or what `WHISKER_IO_BACKEND` says.
     public init(label: String = "whisker.worker", backend: IOBackend = .default) throws(SocketError) {
@@ -70,38 +87,37 @@ public final class IOWorker: @unchecked Sendable {
         self.backend = backend
         guard backend == .epoll else {
             selector = nil
-            source = nil
             dispatchSelector = DispatchSourceSelector(queue: queue)
             return
         }
         dispatchSelector = nil
         let selector = try EpollSelector()
         self.selector = selector
-        let source = DispatchSource.makeReadSource(fileDescriptor: selector.fd, queue: queue)
-        self.source = source
-        // The selector (and so the epoll descriptor) lives until the source is cancelled.
-        source.setCancelHandler { withExtendedLifetime(selector) {} }
-        source.setEventHandler { [weak self] in self?.drain() }
-        source.resume()
+        try WorkerThread.start(name: WorkerThread.threadName(forLabel: label), selector: selector, worker: self)
     }
 
     deinit {
-        source?.cancel()
+        // The worker's thread finds it gone at its next wait and ends (the epoll set closes with it).
+        selector?.wake()
     }
 
-    /// Handles what is ready now, a batch at a time, until a poll comes back short of a full batch
-    /// (anything still ready after that makes the source fire again).
-    private func drain() {
+    /// Handles the `count` events the worker's thread just waited for, then what is ready
+    /// meanwhile, a batch at a time, until a poll comes back short of a full batch. Runs on the
+    /// worker's thread, inside `queue.sync`: on the calling thread, with the queue's identity,
+    /// after anything submitted to the queue before and before anything submitted after.
+    func handleBatch(_ count: Int) {
         guard let selector else { return }
-        isHandlingBatch = true
-        defer { isHandlingBatch = false }
-        var isFull = true
-        while isFull {
-            isFull = selector.poll { readiness in
-                guard registeredInBatch.isEmpty || !registeredInBatch.contains(readiness.fd) else { return }
-                handlers[readiness.fd]?.handle(readiness)
-            } == selector.capacity
-            registeredInBatch.removeAll(keepingCapacity: true)
+        queue.sync {
+            var count = count
+            while true {
+                selector.forEachReady(count) { readiness in
+                    guard registeredSincePoll.isEmpty || !registeredSincePoll.contains(readiness.fd) else { return }
+                    handlers[readiness.fd]?.handle(readiness)
+                }
+                registeredSincePoll.removeAll(keepingCapacity: true)
+                guard count == selector.capacity else { return }
+                count = selector.wait(timeout: 0)
+            }
         }
     }
 
@@ -115,7 +131,7 @@ public final class IOWorker: @unchecked Sendable {
         }
         try selector.add(fd, interest: interest)
         handlers[fd] = handler
-        if isHandlingBatch { registeredInBatch.append(fd) }
+        registeredSincePoll.append(fd)
     }
 
     func update(_ fd: Int32, interest: IOInterest) throws(SocketError) {
@@ -208,3 +224,4 @@ public final class IOWorkerGroup: Sendable {
     /// One worker per processor this process may run on (its CPU affinity, as `taskset` sets it).
     public static var defaultCount: Int { availableProcessors() }
 }
+

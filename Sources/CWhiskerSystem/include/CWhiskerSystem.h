@@ -27,9 +27,26 @@ int whisker_epoll_control(int epfd, int op, int fd, unsigned int readable, unsig
 #define WHISKER_EPOLL_WRITABLE 2u
 #define WHISKER_EPOLL_FAILED 4u
 
-/// epoll_wait with a timeout of 0 (never blocks): up to `capacity` ready descriptors into `fds`,
-/// each with its WHISKER_EPOLL_* bits in `events`. Returns the count, or -1 with errno.
-int whisker_epoll_poll(int epfd, int *fds, unsigned int *events, int capacity);
+/// epoll_wait: up to `capacity` ready descriptors into `fds`, each with its WHISKER_EPOLL_* bits in
+/// `events`, waiting at most `timeout` milliseconds (0: never blocks, -1: until one is ready).
+/// Returns the count, or -1 with errno (EINTR when a signal interrupted the wait).
+int whisker_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, int timeout);
+
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): what an I/O worker's thread watches in its epoll set to
+/// learn that its worker is gone (<sys/eventfd.h> is not in Swift's Glibc module).
+int whisker_eventfd(void);
+
+/// Starts a detached thread with a stack of `stack_size` bytes that runs `body(context)`. Returns
+/// 0, or pthread_create's error number. (In C because `pthread_attr_t` and `pthread_create`'s
+/// function-pointer type differ between C libraries; this keeps the Swift side to one call.)
+int whisker_thread_start(void *(*body)(void *), void *context, unsigned long stack_size);
+
+/// Names the calling thread (pthread_setname_np, a GNU extension Swift's Glibc module leaves out):
+/// at most 15 bytes, what `top -H`, `perf` and /proc/PID/task/TID/comm show. 0, or ERANGE.
+int whisker_thread_set_name(const char *name);
+
+/// The calling thread's kernel id (gettid), as /proc/PID/task lists it.
+long whisker_thread_id(void);
 
 /// The processors this process may run on (sched_getaffinity: `taskset -c 0` gives 1), else the
 /// processors online.
