@@ -92,17 +92,17 @@ extension HTTP2Connection {
 
     private func respond(_ head: HTTPResponse, length: Int64?, hasBody: Bool, stream: HTTP2Stream, streamID: Int32) {
         stream.state.responseStarted(now: .now())
-        var headers = HeaderList(fields: head.headerFields.count + 3)
-        // Read once: each read of `status` parses the status pseudo-field again.
-        let status = head.status.code
-        headers.append(":status", String(status))
-        for field in head.headerFields where !ServerOwnedFields.contains(field.name, http2: true) {
-            headers.append(field.name.canonicalName, field.value)
-        }
-        if let length, status != 204, status != 304 { headers.append("content-length", String(length)) }
-        headers.append("date", DateCache.shared.value())
         do {
-            try session.respond(streamID: streamID, headers: headers, hasBody: hasBody)
+            try session.respond(streamID: streamID, hasBody: hasBody) { headers in
+                // Read once: each read of `status` parses the status pseudo-field again.
+                let status = head.status.code
+                headers.append(":status", String(status))
+                for field in head.headerFields where !ServerOwnedFields.contains(field.name, http2: true) {
+                    headers.append(field.name.canonicalName, field.value)
+                }
+                if let length, status != 204, status != 304 { headers.append("content-length", String(length)) }
+                headers.append("date", DateCache.shared.value())
+            }
         } catch {
             logger.error("HTTP/2 response failed", metadata: ["stream": "\(streamID)", "error": "\(error)"])
             session.reset(streamID: streamID)

@@ -18,16 +18,24 @@ enum HTTP2RequestHead {
         var headerFields = HTTPFields()
         headerFields.reserveCapacity(fields.count)
         for (name, value) in fields {
-            switch name {
-            case ":method": method = HTTPRequest.Method(value)
-            case ":scheme": scheme = value
-            case ":authority": authority = value
-            case ":path": path = value
-            case "host":
+            // Only a pseudo-header field's name is compared with the pseudo-headers' (each
+            // comparison of two different strings costs a call), and a regular name with `host`
+            // only if it has its length.
+            if name.utf8.first == UInt8(ascii: ":") {
+                switch name {
+                case ":method": method = HTTPRequest.Method(value)
+                case ":scheme": scheme = value
+                case ":authority": authority = value
+                case ":path": path = value
+                default: break  // nghttp2 refuses others; never a regular field
+                }
+            } else if name.utf8.count == 4 && name == "host" {
                 guard host == nil else { throw .badRequest("more than one Host header") }
                 host = value
-            default:
-                if let fieldName = HTTPField.Name(name) { headerFields.append(HTTPField(name: fieldName, value: value)) }
+            } else if let fieldName = HTTPField.Name(parsed: name) {
+                // `parsed:`: nghttp2 passes lowercase names only (RFC 9113 §8.2.1), which are
+                // their own canonical form; `init(_:)` would lowercase each into a new string.
+                headerFields.append(HTTPField(name: fieldName, value: value))
             }
         }
         guard let method, let path else { return nil }

@@ -55,6 +55,8 @@ package final class HTTP2Session {
     /// The highest stream id a client request has opened so far.
     private var highestRequestStreamID: Int32 = 0
     private var outgoing: [Int32: OutgoingBody] = [:]
+    /// The list ``respond(streamID:hasBody:headers:)`` builds response heads in, reused.
+    private var responseHeaders = HeaderList(fields: 8)
     /// Streams to reset with NO_ERROR once their response's last frame is out.
     private var stopAfterResponse: Set<Int32> = []
     /// Completions of response chunks that nghttp2 has framed, waiting for ``takeOutput()``.
@@ -68,14 +70,38 @@ package final class HTTP2Session {
     /// nothing more is read, no stream starts, and the connection closes once the GOAWAY is out.
     package private(set) var termination: String?
 
-    /// The response body queued for one stream.
-    private final class OutgoingBody {
-        var chunks: [(bytes: ArraySlice<UInt8>, completion: (() -> Void)?)] = []
+    /// The response body queued for one stream: a value in ``outgoing``, changed in place. The
+    /// usual body is one chunk (a whole response, or a streamed body's next chunk), which is held
+    /// inline, so queuing it allocates nothing; more wait in an array behind it.
+    private struct OutgoingBody {
+        typealias Chunk = (bytes: ArraySlice<UInt8>, completion: (() -> Void)?)
+        private var first: Chunk?
+        private var rest: [Chunk] = []
         var ended = false
         var deferred = false
         /// Bytes nghttp2 has framed so far: a count that does not move while bytes wait means
         /// the peer's flow-control window stays closed.
         var framed = 0
+
+        var isEmpty: Bool { first == nil }
+
+        mutating func append(_ chunk: Chunk) {
+            if first == nil { first = chunk } else { rest.append(chunk) }
+        }
+
+        /// The chunk framed next (non-empty: check ``isEmpty``).
+        var head: ArraySlice<UInt8> { first!.bytes }
+
+        /// Drops the head chunk's first `count` bytes; returns its completion when that was all of it.
+        mutating func take(_ count: Int) -> (done: Bool, completion: (() -> Void)?) {
+            guard count == first!.bytes.count else {
+                first!.bytes = first!.bytes.dropFirst(count)
+                return (false, nil)
+            }
+            let completion = first!.completion
+            first = rest.isEmpty ? nil : rest.removeFirst()
+            return (true, completion)
+        }
     }
 
     /// The fields of one header block (a request's, or trailers), counted against the limits as
@@ -232,6 +258,11 @@ package final class HTTP2Session {
 
     /// The frames nghttp2 wants to send now (up to `limit` bytes), or `nil`; then runs the
     /// completions of the response chunks those frames carry.
+    ///
+    /// nghttp2 hands out one frame a call: the array starts with room for a usual batch
+    /// (``batchCapacity``, the responses to a read of 16 requests fit) rather than growing from
+    /// the first frame's size, which cost an allocation each time it doubled (5 for 16 small
+    /// responses). The session keeps no buffer between batches.
     package func takeOutput(limit: Int = 256 * 1024) throws(HTTP2Error) -> [UInt8]? {
         var output: [UInt8] = []
         while output.count < limit {
@@ -239,13 +270,19 @@ package final class HTTP2Session {
             let count = nghttp2_session_mem_send(session, &data)
             if count < 0 { throw HTTP2Error(operation: "sending", code: Int32(count)) }
             guard count > 0, let data else { break }
+            if output.isEmpty { output.reserveCapacity(max(count, Self.batchCapacity)) }
             output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
         }
-        let completions = framedCompletions
-        framedCompletions.removeAll()
-        for completion in completions { completion() }
+        if !framedCompletions.isEmpty {
+            let completions = framedCompletions
+            framedCompletions.removeAll()
+            for completion in completions { completion() }
+        }
         return output.isEmpty ? nil : output
     }
+
+    /// The room ``takeOutput(limit:)`` starts a batch with.
+    static let batchCapacity = 4096
 
     /// Events that happened while sending (a stream closes when its last frame goes out), which
     /// ``receive(_:)`` would otherwise report only with the peer's next bytes.
@@ -307,6 +344,15 @@ package final class HTTP2Session {
         }
     }
 
+    /// Queues a response's head built by `build` into the session's own header list, which keeps
+    /// its capacity from one response to the next (nghttp2 copies what it keeps): a response head
+    /// costs no allocation of the list. `build` appends `:status` first.
+    package func respond(streamID: Int32, hasBody: Bool, headers build: (inout HeaderList) -> Void) throws(HTTP2Error) {
+        responseHeaders.removeAll()
+        build(&responseHeaders)
+        try respond(streamID: streamID, headers: responseHeaders, hasBody: hasBody)
+    }
+
     /// Submits a response head of `status` and `fields` (see ``respond(streamID:headers:hasBody:)``).
     package func respond(streamID: Int32, status: Int, fields: [(name: String, value: String)], hasBody: Bool) throws(HTTP2Error) {
         var headers = HeaderList(fields: fields.count + 1)
@@ -318,7 +364,7 @@ package final class HTTP2Session {
     /// The count of body bytes framed so far for a stream whose response has bytes (or its end)
     /// waiting to be framed; `nil` when nothing waits on flow control.
     package func framedBodyBytes(waitingOn streamID: Int32) -> Int? {
-        guard let body = outgoing[streamID], body.ended || !body.chunks.isEmpty else { return nil }
+        guard let body = outgoing[streamID], body.ended || !body.isEmpty else { return nil }
         return body.framed
     }
 
@@ -329,11 +375,12 @@ package final class HTTP2Session {
     ///   its body ended); `completion` will not run.
     @discardableResult
     package func send(streamID: Int32, bytes: ArraySlice<UInt8>, endStream: Bool, completion: (() -> Void)?) -> Bool {
-        guard let body = outgoing[streamID], !body.ended else { return false }
-        if !bytes.isEmpty || completion != nil { body.chunks.append((bytes, completion)) }
-        if endStream { body.ended = true }
-        if body.deferred {
-            body.deferred = false
+        guard let index = outgoing.index(forKey: streamID), !outgoing.values[index].ended else { return false }
+        let resume = outgoing.values[index].deferred
+        if !bytes.isEmpty || completion != nil { outgoing.values[index].append((bytes, completion)) }
+        if endStream { outgoing.values[index].ended = true }
+        if resume {
+            outgoing.values[index].deferred = false
             nghttp2_session_resume_data(session, streamID)
         }
         return true
@@ -500,34 +547,35 @@ package final class HTTP2Session {
 
     /// nghttp2 asks for up to `length` body bytes of `streamID`.
     fileprivate func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let body = outgoing[streamID] else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-        var written = 0
-        while written < length, !body.chunks.isEmpty {
-            let chunk = body.chunks[0].bytes
-            let count = min(chunk.count, length - written)
-            chunk.withUnsafeBufferPointer { source in
-                (buffer + written).update(from: source.baseAddress!, count: count)
-            }
-            written += count
-            body.framed += count
-            if count == chunk.count {
-                if let completion = body.chunks.removeFirst().completion { framedCompletions.append(completion) }
-            } else {
-                body.chunks[0].bytes = chunk.dropFirst(count)
-            }
-        }
-        // Empty chunks that only carry a completion.
-        while let first = body.chunks.first, first.bytes.isEmpty {
-            if let completion = body.chunks.removeFirst().completion { framedCompletions.append(completion) }
-        }
-        if body.chunks.isEmpty && body.ended {
+        guard let index = outgoing.index(forKey: streamID) else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        let written = fill(buffer, length: length, from: &outgoing.values[index])
+        let body = outgoing.values[index]
+        if body.isEmpty && body.ended {
             flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
-            outgoing[streamID] = nil
+            outgoing.remove(at: index)
             return written
         }
         if written == 0 {
-            body.deferred = true
+            outgoing.values[index].deferred = true
             return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+        }
+        return written
+    }
+
+    /// Copies up to `length` of `body`'s queued bytes into `buffer`; the completions of the chunks
+    /// copied whole (and of empty ones that only carry a completion) wait in ``framedCompletions``.
+    private func fill(_ buffer: UnsafeMutablePointer<UInt8>, length: Int, from body: inout OutgoingBody) -> Int {
+        var written = 0
+        while !body.isEmpty, written < length || body.head.isEmpty {
+            let count = min(body.head.count, length - written)
+            body.head.withUnsafeBufferPointer { source in
+                if count > 0 { (buffer + written).update(from: source.baseAddress!, count: count) }
+            }
+            written += count
+            body.framed += count
+            let taken = body.take(count)
+            if let completion = taken.completion { framedCompletions.append(completion) }
+            if !taken.done { break }
         }
         return written
     }

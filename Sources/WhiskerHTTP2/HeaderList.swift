@@ -1,7 +1,8 @@
 package import CNGHTTP2
 
 /// nghttp2's header list for one header block (a response's head, a test client's request),
-/// built in one byte buffer: a response costs two allocations however many fields it has.
+/// built in one byte buffer: a list costs two allocations however many fields it has, and none
+/// when it is emptied and reused (``removeAll()``), as a session's response heads are.
 ///
 ///     var list = HeaderList(fields: 3)
 ///     list.append(":status", "200")
@@ -15,6 +16,12 @@ package struct HeaderList {
     package init(fields: Int) {
         bytes.reserveCapacity(fields * 40)
         spans.reserveCapacity(fields)
+    }
+
+    /// Removes every field, keeping the memory for the next list.
+    package mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
     }
 
     /// Appends a field; `name` is lowercase, as HTTP/2 requires.
@@ -31,8 +38,12 @@ package struct HeaderList {
     /// that they do not push the fields every response shares (content-type, server, …) out of
     /// the dynamic table, which would make every later response larger and slower to encode.
     private static func isNeverIndexed(_ name: String) -> Bool {
-        switch name {
-        case "etag", "content-range", "x-request-id", "last-modified": true
+        // By length first: most names (content-type, date, …) are then compared with one of
+        // these or none, not with all four (a call each).
+        switch name.utf8.count {
+        case 4: name == "etag"
+        case 12: name == "x-request-id"
+        case 13: name == "content-range" || name == "last-modified"
         default: false
         }
     }

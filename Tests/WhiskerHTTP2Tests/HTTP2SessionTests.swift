@@ -36,6 +36,28 @@ import WhiskerTesting
         #expect(client.closed[id] == 0)
     }
 
+    @Test func responseHeads_BuiltInTheSessionsReusedList_CarryOnlyTheirOwnFields() throws {
+        let client = HTTP2TestClient()
+        let server = try HTTP2Session(settings: HTTP2Settings())
+        let first = client.request(path: "/a")
+        let second = client.request(path: "/b")
+        _ = try exchange(client, server)
+        try server.respond(streamID: first, hasBody: false) { headers in
+            headers.append(":status", "200")
+            headers.append("content-type", "text/plain")
+            headers.append("etag", "\"first\"")
+        }
+        try server.respond(streamID: second, hasBody: true) { headers in
+            headers.append(":status", "404")
+        }
+        server.send(streamID: second, bytes: Array("gone".utf8)[...], endStream: true, completion: nil)
+        _ = try exchange(client, server)
+        #expect(client.headers[first]?.map { "\($0.0): \($0.1)" } == [":status: 200", "content-type: text/plain", "etag: \"first\""])
+        #expect(client.headers[second]?.map { "\($0.0): \($0.1)" } == [":status: 404"], "nothing left over from the head built before")
+        #expect(client.bodies[second] == Array("gone".utf8))
+        #expect(client.closed[first] == 0 && client.closed[second] == 0)
+    }
+
     @Test func requestBody_IsHeldToTheStreamWindow_UntilConsumed() throws {
         var settings = HTTP2Settings()
         settings.initialStreamWindowSize = 64 * 1024
