@@ -59,6 +59,7 @@ int whisker_eventfd(void) {
 }
 
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 int whisker_thread_start(void *(*body)(void *), void *context, unsigned long stack_size) {
@@ -68,8 +69,16 @@ int whisker_thread_start(void *(*body)(void *), void *context, unsigned long sta
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     result = pthread_attr_setstacksize(&attributes, (size_t)stack_size);
     if (result == 0) {
+        // The thread starts with every signal blocked (it inherits the creator's mask, restored
+        // right after), as libdispatch's own threads do: a process-directed signal such as SIGTERM
+        // then never lands on a worker's thread, interrupting its epoll_wait and running the
+        // handler there ahead of the connections that were ready.
+        sigset_t all, previous;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &previous);
         pthread_t thread;
         result = pthread_create(&thread, &attributes, body, context);
+        pthread_sigmask(SIG_SETMASK, &previous, NULL);
     }
     pthread_attr_destroy(&attributes);
     return result;

@@ -258,12 +258,18 @@ public final class Listener: IOReadinessHandler, @unchecked Sendable {
         }
     }
 
-    /// Stops accepting and closes the listening socket. Connections already accepted are not touched.
+    /// Stops accepting and closes the listening socket, after accepting the connections already
+    /// waiting in its backlog (up to 64). Connections already accepted are not touched.
     /// - Parameter onClosed: Called once the descriptor is closed, so a new connection is refused
     ///   by the system (on the listener's queue; at once if the listener was already stopped).
     public func stop(onClosed: @escaping @Sendable () -> Void = {}) {
         queue.async { [self] in
             guard !isStopped else { return onClosed() }
+            // Connections the system completed before the stop (still in the backlog, which
+            // closing the socket would reset) are accepted first, as if their readiness had been
+            // handled before this job: what a peer saw connected is served, whichever thread was
+            // quicker to this queue.
+            if isRegistered || source != nil { acceptPending() }
             isStopped = true
             onAccept = nil
             onError = nil

@@ -36,7 +36,8 @@ int whisker_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, i
 /// learn that its worker is gone (<sys/eventfd.h> is not in Swift's Glibc module).
 int whisker_eventfd(void);
 
-/// Starts a detached thread with a stack of `stack_size` bytes that runs `body(context)`. Returns
+/// Starts a detached thread with a stack of `stack_size` bytes and every signal blocked that runs
+/// `body(context)`. Returns
 /// 0, or pthread_create's error number. (In C because `pthread_attr_t` and `pthread_create`'s
 /// function-pointer type differ between C libraries; this keeps the Swift side to one call.)
 int whisker_thread_start(void *(*body)(void *), void *context, unsigned long stack_size);
