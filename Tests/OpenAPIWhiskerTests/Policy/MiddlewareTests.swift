@@ -115,6 +115,17 @@ import WhiskerTesting
         return server
     }
 
+    /// A server whose transport checks the document with `policies`, the operations registered
+    /// with one middleware of the user's, "yours", that notes each request it sees in `trail`.
+    static func checked(policies: [String: OperationPolicy], trail: Trail) throws -> WhiskerServer {
+        let server = makeTestServer { $0.http2 = HTTP2Settings() }
+        let transport = try WhiskerTransport(
+            server, validatingAgainst: OpenAPIDocument(yaml: Array(document.utf8)), authenticators: authenticators, policies: policies
+        )
+        try registerHandlers(on: transport, middlewares: [Checkpoint(trail: trail, name: "yours")])
+        return server
+    }
+
     static let authenticators: [String: Authenticator] = ["bearer": { credential in credential.bearerToken.map { Principal(name: $0) } }]
 
     @Test(arguments: Wire.allCases)
@@ -207,12 +218,7 @@ import WhiskerTesting
         // The one-line sugar: the same middlewares, made by the transport for each operation and
         // run before the runtime's chain, so a refusal never reaches the user's middleware.
         let trail = Trail()
-        let server = makeTestServer { $0.http2 = HTTP2Settings() }
-        let transport = try WhiskerTransport(
-            server, validatingAgainst: OpenAPIDocument(yaml: Array(Self.document.utf8)), authenticators: Self.authenticators,
-            policies: ["adoptCat": OperationPolicy(rateLimit: RateLimit(1, per: .seconds(60)))]
-        )
-        try Self.registerHandlers(on: transport, middlewares: [Checkpoint(trail: trail, name: "yours")])
+        let server = try Self.checked(policies: ["adoptCat": OperationPolicy(rateLimit: RateLimit(1, per: .seconds(60)))], trail: trail)
         try await server.withRunning { address in
             let anonymous = try await exchange(wire, with: address, "/reports", method: "POST", fields: [("content-type", "application/json")], body: #"{"title":"fur"}"#)
             #expect(anonymous.status == 401)
@@ -227,17 +233,12 @@ import WhiskerTesting
     @Test(arguments: Wire.allCases)
     func aPolicysOwnMiddlewares_RunForItsOperationAlone_AfterTheChecks_BeforeRegisterHandlersOnes(over wire: Wire) async throws {
         let trail = Trail()
-        let server = makeTestServer { $0.http2 = HTTP2Settings() }
-        let transport = try WhiskerTransport(
-            server, validatingAgainst: OpenAPIDocument(yaml: Array(Self.document.utf8)), authenticators: Self.authenticators,
-            policies: [
-                "adoptCat": OperationPolicy(rateLimit: RateLimit(1, per: .seconds(60)), middlewares: [
-                    Checkpoint(trail: trail, name: "adoption's first"), Checkpoint(trail: trail, name: "adoption's second"),
-                ]),
-                "fileReport": OperationPolicy(middlewares: [Checkpoint(trail: trail, name: "report's")]),
-            ]
-        )
-        try Self.registerHandlers(on: transport, middlewares: [Checkpoint(trail: trail, name: "yours")])
+        let server = try Self.checked(policies: [
+            "adoptCat": OperationPolicy(rateLimit: RateLimit(1, per: .seconds(60)), middlewares: [
+                Checkpoint(trail: trail, name: "adoption's first"), Checkpoint(trail: trail, name: "adoption's second"),
+            ]),
+            "fileReport": OperationPolicy(middlewares: [Checkpoint(trail: trail, name: "report's")]),
+        ], trail: trail)
         try await server.withRunning { address in
             #expect(try await exchange(wire, with: address, "/cats").status == 200)
             #expect(trail.all == ["yours getCats"], "an operation without a policy's middlewares runs none of them")
