@@ -91,6 +91,13 @@ import Testing
         var old: [Int32] = [0, 0], fresh: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &old) == 0)
         #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &fresh) == 0)
+        // The number taken again is far above what other tests' sockets get (the kernel gives the
+        // lowest free number): between its close and the `dup2` below, a test running beside this
+        // one could otherwise open a socket with it, and lose it to the `dup2` or the close after.
+        let high = fcntl(old[0], F_DUPFD, 900 + Int32.random(in: 0..<100))
+        #expect(high >= 900)
+        close(old[0])
+        old[0] = high
         let descriptors = old + fresh
         let result = AsyncStream.makeStream(of: (newcomerEvents: Int, loopLeftEpoll: Bool).self)
         worker.queue.async {
