@@ -84,6 +84,30 @@ int whisker_thread_start(void *(*body)(void *), void *context, unsigned long sta
     return result;
 }
 
+// <dispatch/dispatch.h> is the Swift toolchain's (usr/lib/swift/dispatch), not on a C target's
+// include path, so the four functions are declared here as libdispatch exports them: in C a queue is
+// a pointer to an opaque struct, and dispatch_retain/dispatch_release take any dispatch object as a
+// transparent union of pointers, passed as a pointer.
+struct dispatch_queue_s;
+extern struct dispatch_queue_s *dispatch_get_current_queue(void);
+extern void dispatch_sync_f(struct dispatch_queue_s *queue, void *context, void (*work)(void *));
+extern void dispatch_retain(void *object);
+extern void dispatch_release(void *object);
+
+void *whisker_dispatch_current_queue(void) {
+    struct dispatch_queue_s *queue = dispatch_get_current_queue();
+    dispatch_retain(queue);
+    return queue;
+}
+
+void whisker_dispatch_release(void *queue) {
+    dispatch_release(queue);
+}
+
+void whisker_dispatch_sync(void *queue, void *context, void (*work)(void *)) {
+    dispatch_sync_f((struct dispatch_queue_s *)queue, context, work);
+}
+
 int whisker_thread_set_name(const char *name) {
     return pthread_setname_np(pthread_self(), name);
 }

@@ -13,7 +13,7 @@ import Darwin
 /// wakes the queue and what an event costs:
 ///
 /// - ``epoll``: one epoll set per worker and a thread of the worker's own blocking in `epoll_wait`
-///   on it, which handles each batch inside `queue.sync` (on itself, with the queue's identity);
+///   on it, which handles each batch inside a synchronous call on the queue (on itself, with the queue's identity);
 ///   one wake-up handles every descriptor that became ready meanwhile (up to 64 at a time), a
 ///   keep-alive request changes no registration, and a lone request costs one thread wake-up. The
 ///   default on Linux.

@@ -9,16 +9,19 @@ protocol IOReadinessHandler: AnyObject {
 /// One event loop: a serial queue, the epoll set of every connection confined to it, and a thread
 /// of its own that blocks in `epoll_wait` on that set. When the wait returns, the thread handles
 /// what it reported (up to 64 ready descriptors), then keeps polling without blocking while polls
-/// come back full, all inside `queue.sync`.
+/// come back full, all inside a synchronous call on ``queue`` (`dispatch_sync_f`, which is
+/// `queue.sync` without the block it allocates).
 ///
 /// This is what makes a keep-alive request cheap: a Dispatch source per connection costs a
 /// wake-up of libdispatch's manager thread (and two `epoll_ctl`) after every event, while here
 /// one wake-up serves every connection that became ready meanwhile, and a request changes no
 /// registration (`Benchmarks/IOModel` measures both). And a lone request is one thread wake-up:
-/// `queue.sync` on the uncontended queue runs the batch on the waiting thread itself, so the read,
+/// a synchronous call on the uncontended queue runs the batch on the waiting thread itself, so the read,
 /// the handler's task (which prefers ``executor`` and starts inline) and the write run there, with
-/// 1 thread switch and 3 system calls a request (`epoll_wait`, `read`, `sendmsg`), where a Dispatch
-/// source on the epoll descriptor cost 4 and 11 (libdispatch's manager thread waking a pool thread).
+/// at most 1 thread switch and 3 system calls a request (`epoll_wait`, `read`, `sendmsg`), where a
+/// Dispatch source on the epoll descriptor cost 4 and 11 (libdispatch's manager thread waking a pool
+/// thread). When the last gap between events was short, the thread polls up to 50 µs before it
+/// sleeps again (`WorkerSpin`), so a steady stream of requests is served without waking it at all.
 ///
 /// The queue stays the worker's identity and its lock: `sync` runs the batch with the queue's
 /// identity (so work "on the worker's queue" is exactly that) and after anything already submitted
@@ -69,6 +72,11 @@ public final class IOWorker: @unchecked Sendable {
     /// those made during a batch (a connection accepted inline).
     private var registeredSincePoll: [Int32] = []
 
+    /// The libdispatch queue under ``queue`` (retained; the epoll backend's only), which the
+    /// worker's thread enters with `dispatch_sync_f` at each wake-up: Swift's `queue.sync` wraps
+    /// its closure in a block and a generic helper, and allocated for it at every wake-up.
+    private let syncTarget: SyncTarget?
+
     /// Creates a worker with its queue (on Dispatch's global pool) and, for ``IOBackend/epoll``,
     /// its epoll set and its thread (named after `label`, as `top -H` and `perf` show it; Linux
     /// keeps 15 bytes, so `whisker.worker.3` is `worker.3`).
@@ -87,12 +95,14 @@ public final class IOWorker: @unchecked Sendable {
         self.backend = backend
         guard backend == .epoll else {
             selector = nil
+            syncTarget = nil
             dispatchSelector = DispatchSourceSelector(queue: queue)
             return
         }
         dispatchSelector = nil
         let selector = try EpollSelector()
         self.selector = selector
+        syncTarget = SyncTarget(queue)
         try WorkerThread.start(name: WorkerThread.threadName(forLabel: label), selector: selector, worker: self)
     }
 
@@ -103,21 +113,43 @@ public final class IOWorker: @unchecked Sendable {
 
     /// Handles the `count` events the worker's thread just waited for, then what is ready
     /// meanwhile, a batch at a time, until a poll comes back short of a full batch. Runs on the
-    /// worker's thread, inside `queue.sync`: on the calling thread, with the queue's identity,
+    /// worker's thread, inside `dispatch_sync_f` on the queue: on the calling thread, with the queue's identity,
     /// after anything submitted to the queue before and before anything submitted after.
     func handleBatch(_ count: Int) {
-        guard let selector else { return }
-        queue.sync {
-            var count = count
-            while true {
-                selector.forEachReady(count) { readiness in
-                    guard registeredSincePoll.isEmpty || !registeredSincePoll.contains(readiness.fd) else { return }
-                    handlers[readiness.fd]?.handle(readiness)
+        guard let syncTarget else { return }
+        // The context lives on this stack for the length of the call, and the caller (the
+        // worker's thread) holds the worker strongly for it: nothing is read after its owner is gone.
+        var batch = Batch(worker: Unmanaged.passUnretained(self), count: count)
+        withExtendedLifetime(self) {
+            withUnsafeMutablePointer(to: &batch) { pointer in
+                syncTarget.sync(pointer) { context in
+                    let batch = context!.assumingMemoryBound(to: Batch.self).pointee
+                    batch.worker.takeUnretainedValue().handleBatchOnQueue(batch.count)
                 }
-                registeredSincePoll.removeAll(keepingCapacity: true)
-                guard count == selector.capacity else { return }
-                count = selector.wait(timeout: 0)
             }
+        }
+    }
+
+    /// What ``handleBatch(_:)`` hands its queue's job: the worker, unretained (the caller holds
+    /// it), and how many events the thread polled.
+    private struct Batch {
+        let worker: Unmanaged<IOWorker>
+        let count: Int
+    }
+
+    /// ``handleBatch(_:)``'s work, on the queue.
+    private func handleBatchOnQueue(_ count: Int) {
+        assertOnQueue()
+        guard let selector else { return }
+        var count = count
+        while true {
+            selector.forEachReady(count) { readiness in
+                guard registeredSincePoll.isEmpty || !registeredSincePoll.contains(readiness.fd) else { return }
+                handlers[readiness.fd]?.handle(readiness)
+            }
+            registeredSincePoll.removeAll(keepingCapacity: true)
+            guard count == selector.capacity else { return }
+            count = selector.wait(timeout: 0)
         }
     }
 

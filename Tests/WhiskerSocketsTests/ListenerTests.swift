@@ -95,6 +95,82 @@ import Darwin
             #expect(connect(refused, address, length) != 0, "closed: a new connection is refused")
         }
     }
+
+    /// A stop accepts the connections already waiting in the backlog (the peer saw them
+    /// connected) but only a bounded batch of them: a flood of connections waiting at the stop
+    /// cannot hold it up; the rest are reset when the socket closes. Both sides of that limit, with
+    /// the worker's queue held while the clients connect, so that they all wait in the backlog.
+    @Test(arguments: IOBackend.allForTests) func stop_WithAFewConnectionsWaiting_AcceptsEveryOne(backend: IOBackend) async throws {
+        let outcome = try await stopWithConnectionsWaiting(40, backend: backend)
+        #expect(outcome.accepted == 40, "a connection the peer saw connected was reset at the stop")
+        #expect(outcome.ended == 40 && outcome.reset == 0, "\(outcome)")
+    }
+
+    @Test(arguments: IOBackend.allForTests) func stop_WithAFloodOfConnectionsWaiting_AcceptsABoundedBatch_AndResetsTheRest(backend: IOBackend) async throws {
+        let clients = 300
+        let outcome = try await stopWithConnectionsWaiting(clients, backend: backend)
+        // The stop accepts at most 64; the worker may have served one readiness batch of 64
+        // before the stop's job reached the queue.
+        #expect(outcome.accepted >= 64 && outcome.accepted <= 128, "accepted \(outcome.accepted) of \(clients) at the stop")
+        #expect(outcome.ended == outcome.accepted, "\(outcome)")
+        #expect(outcome.reset == clients - outcome.accepted, "the connections left waiting were not reset: \(outcome)")
+        #expect(outcome.stopSeconds < 5, "the stop took \(outcome.stopSeconds) s")
+    }
+}
+
+/// Holds `backend` worker's queue while `count` clients connect to a listener on it (so they all
+/// wait in its backlog), stops the listener, releases the queue, and reports how many the
+/// listener accepted (each closed at once), what each client then read (end of stream or a reset),
+/// and how long the stop took from the release.
+private func stopWithConnectionsWaiting(_ count: Int, backend: IOBackend) async throws -> (accepted: Int, ended: Int, reset: Int, stopSeconds: Double) {
+    let worker = try IOWorker(label: "whisker.listener-flood", backend: backend)
+    let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0), backlog: 1024, worker: worker)
+    let accepted = Atomic<Int>(0)
+    listener.start { socket in
+        accepted.add(1, ordering: .relaxed)
+        close(socket.fd)
+    }
+    // The listener is in the worker's epoll set once its start job ran.
+    await withCheckedContinuation { done in worker.queue.async { done.resume() } }
+    // The queue is held by a job on Dispatch's pool (the test's own threads never block on it).
+    let held = DispatchSemaphore(value: 0)
+    await withCheckedContinuation { holding in
+        worker.queue.async {
+            holding.resume()
+            held.wait()
+        }
+    }
+    var isHeld = true
+    defer { if isHeld { held.signal() } }
+    var clients: [Int32] = []
+    defer { for client in clients { close(client) } }
+    for _ in 0..<count {
+        let client = socket(AF_INET, LibC.streamSocket, 0)
+        #expect(client >= 0)
+        clients.append(client)
+        try listener.localAddress.withSockAddr { (address, length) throws(SocketError) in
+            guard connect(client, address, length) == 0 else { throw SocketError(call: "connect", code: errno) }
+        }
+        // A read never waits long: whatever the outcome, the test does not hang.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+    let stopped = AsyncStream.makeStream(of: Void.self)
+    listener.stop { stopped.continuation.yield() }
+    let released = ContinuousClock.now
+    held.signal()
+    isHeld = false
+    var iterator = stopped.stream.makeAsyncIterator()
+    _ = await iterator.next()
+    let elapsed = released.duration(to: .now)
+    let stopSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    var ended = 0, reset = 0
+    for client in clients {
+        var byte: UInt8 = 0
+        let result = recv(client, &byte, 1, 0)
+        if result == 0 { ended += 1 } else if result < 0 && errno == ECONNRESET { reset += 1 }
+    }
+    return (accepted.load(ordering: .relaxed), ended, reset, stopSeconds)
 }
 
 /// Starts `listener`, connects a blocking client to it (of its address family), and returns the

@@ -42,6 +42,20 @@ int whisker_eventfd(void);
 /// function-pointer type differ between C libraries; this keeps the Swift side to one call.)
 int whisker_thread_start(void *(*body)(void *), void *context, unsigned long stack_size);
 
+/// The libdispatch queue the caller runs on (dispatch_get_current_queue), retained: an I/O worker
+/// asks for it once, from a job on its own queue, because Swift's `DispatchQueue` does not expose the
+/// C queue it wraps. Give it back with whisker_dispatch_release.
+void *whisker_dispatch_current_queue(void);
+
+/// dispatch_release of a queue whisker_dispatch_current_queue returned.
+void whisker_dispatch_release(void *queue);
+
+/// dispatch_sync_f: runs `work(context)` on the serial `queue` (on the calling thread when the queue
+/// is free, with the queue's identity) and returns when it has run. Unlike Swift's `queue.sync`, which
+/// wraps the closure in a block and a generic helper, this allocates nothing: an I/O worker's thread
+/// enters its queue this way at every wake-up. `context` must stay valid until this returns.
+void whisker_dispatch_sync(void *queue, void *context, void (*work)(void *));
+
 /// Names the calling thread (pthread_setname_np, a GNU extension Swift's Glibc module leaves out):
 /// at most 15 bytes, what `top -H`, `perf` and /proc/PID/task/TID/comm show. 0, or ERANGE.
 int whisker_thread_set_name(const char *name);

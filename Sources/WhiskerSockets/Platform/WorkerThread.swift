@@ -1,3 +1,5 @@
+import Dispatch
+
 #if os(Linux)
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +9,8 @@ import Musl
 private import CWhiskerSystem
 
 /// The thread of an epoll ``IOWorker``: it blocks in `epoll_wait` on the worker's set itself and
-/// hands each batch of ready descriptors to the worker, which handles it inside `queue.sync`.
+/// hands each batch of ready descriptors to the worker, which handles it inside a synchronous call
+/// on its queue (``SyncTarget``).
 ///
 /// It holds the selector (so the epoll descriptor stays open while it waits on it) and only a weak
 /// reference to the worker: the worker's `deinit` calls ``EpollSelector/wake()``, the thread's
@@ -67,18 +70,61 @@ enum WorkerThread {
 
         func run() {
             _ = whisker_thread_set_name(name)
+            var spin = WorkerSpin(budget: WorkerSpin.defaultBudget)
             while true {
-                let count = selector.wait(timeout: -1)
+                var count = 0
+                if spin.shouldSpin {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    repeat {
+                        count = selector.wait(timeout: 0)
+                    } while count == 0 && DispatchTime.now().uptimeNanoseconds &- start < spin.budget
+                    spin.spun(found: count > 0)
+                }
+                if count == 0 {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    count = selector.wait(timeout: -1)
+                    spin.slept(waited: DispatchTime.now().uptimeNanoseconds &- start)
+                }
                 guard !selector.wasWoken, let worker else { return }
                 worker.handleBatch(count)
             }
         }
     }
 }
+
+/// The libdispatch queue under a worker's `DispatchQueue`, entered with `dispatch_sync_f`.
+///
+/// Swift's `queue.sync { }` wraps its closure in a block and a generic helper that allocated at
+/// every wake-up of the worker's thread; `dispatch_sync_f` takes a C function and a context
+/// pointer and allocates nothing. The overlay does not expose the C queue, so it is asked for
+/// once, from a job on the queue (`dispatch_get_current_queue`), and held retained until the
+/// worker goes.
+final class SyncTarget {
+    private let queue: UnsafeMutableRawPointer
+
+    /// The C queue of `queue` (a serial queue nothing else runs on yet).
+    init(_ queue: DispatchQueue) {
+        self.queue = queue.sync { whisker_dispatch_current_queue() }
+    }
+
+    deinit { whisker_dispatch_release(queue) }
+
+    /// Runs `work(context)` on the queue, on this thread when the queue is free (as `sync` does),
+    /// and returns once it ran. `context` must stay valid until then.
+    func sync(_ context: UnsafeMutableRawPointer, _ work: @convention(c) (UnsafeMutableRawPointer?) -> Void) {
+        whisker_dispatch_sync(queue, context, work)
+    }
+}
 #else
 #if canImport(Darwin)
 import Darwin
 #endif
+
+/// No `dispatch_sync_f` target here: only the epoll backend, Linux-only, enters its queue that way.
+final class SyncTarget {
+    init(_ queue: DispatchQueue) {}
+    func sync(_ context: UnsafeMutableRawPointer, _ work: @convention(c) (UnsafeMutableRawPointer?) -> Void) {}
+}
 
 /// No worker threads here: only the epoll backend, Linux-only, has them.
 enum WorkerThread {
