@@ -21,8 +21,14 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     private let executor: DispatchQueueExecutor
     /// The TLS details for ``RequestContext`` (`nil` on h2c), read once: streams come after the handshake.
     private lazy var tlsDetails = socket.tlsDetails
+    /// Where this connection's requests come from (the peer, TLS, the listener): the same for
+    /// every stream, so made once (by the first) rather than a stream.
+    private lazy var origin = connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
     private var buffer = ReadBuffer()
     var streams: [Int32: HTTP2Stream] = [:]
+    /// The `:authority` a request on this connection had last, found valid (see
+    /// ``HTTP2RequestHead/parse(_:validAuthority:)``).
+    private var validAuthority: String?
     private var isWriting = false
     /// A batch of the client's frames is being handled: responses given meanwhile are framed
     /// together when it ends (``flushSoon()``), so a read that brought many requests is answered
@@ -110,12 +116,13 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     /// Serves the HTTP/1.1 request that asked for the upgrade as stream 1 (it has no body).
     func startUpgradedRequest(_ request: HTTPRequest) {
-        var fields: [(name: String, value: String)] = [
-            (":method", request.method.rawValue), (":scheme", "http"),
-            (":authority", request.authority ?? ""), (":path", request.path ?? "/"),
-        ]
+        var fields = HTTP2RequestFields(capacity: request.headerFields.count)
+        fields.append(":method", request.method.rawValue)
+        fields.append(":scheme", "http")
+        fields.append(":authority", request.authority ?? "")
+        fields.append(":path", request.path ?? "/")
         for field in request.headerFields where !Self.connectionSpecific.contains(field.name) && field.name.canonicalName != "http2-settings" {
-            fields.append((field.name.canonicalName, field.value))
+            fields.append(field.name.canonicalName, field.value)
         }
         state.holdOutput(now: .now())
         startStream(1, fields: fields, endStream: true)
@@ -210,16 +217,17 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
 
     /// Registers a new stream (the connection is no longer idle, and open streams are watched).
     private func open(_ id: Int32, isRequestComplete: Bool = false) -> HTTP2Stream {
-        let stream = HTTP2Stream(requestComplete: isRequestComplete, now: .now(), minBodyRate: context.configuration.limits.minRequestBodyRate)
+        let now = DispatchTime.now()
+        let stream = HTTP2Stream(requestComplete: isRequestComplete, now: now, minBodyRate: context.configuration.limits.minRequestBodyRate)
         streams[id] = stream
-        state.streamOpened(now: .now(), checkInterval: streamCheckInterval)
+        state.streamOpened(now: now, checkInterval: streamCheckInterval)
         return stream
     }
 
-    private func startStream(_ id: Int32, fields: [(name: String, value: String)], endStream: Bool) {
+    private func startStream(_ id: Int32, fields: HTTP2RequestFields, endStream: Bool) {
         let head: HTTPRequest
         do {
-            guard let request = try HTTP2RequestHead.parse(fields) else {
+            guard let request = try HTTP2RequestHead.parse(fields, validAuthority: &validAuthority) else {
                 session.reset(streamID: id, errorCode: 0x1)  // PROTOCOL_ERROR
                 return
             }
@@ -232,7 +240,6 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
         stream.isHEAD = head.method == .head
         stream.head = head
         let connection = bound
-        let origin = self.connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
         let declaredLength = head.headerFields[.contentLength].flatMap { Int64($0) }
         let outcome = context.dispatch(head, origin: origin, declaredLength: declaredLength, body: { minRate in
             guard !endStream else { return nil }
@@ -284,7 +291,6 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
             if stream.task != nil {
                 writeLocalResponse(context.response(for: .rejection(rejection), to: stream.head, requestID: stream.requestID), id: id)
             } else {
-                let origin = connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
                 context.answer(.rejection(rejection), to: stream.head, origin: origin) { writeLocalResponse($0, id: id) }
             }
             // The rest of a refused request is not wanted. A body declared small enough is read and

@@ -19,7 +19,7 @@ package final class HTTP2Session {
     /// What the peer did.
     package enum Event: Sendable {
         /// A request's header block; `endStream` when it has no body.
-        case request(streamID: Int32, fields: [(name: String, value: String)], endStream: Bool)
+        case request(streamID: Int32, fields: HTTP2RequestFields, endStream: Bool)
         /// A request's header block over the size or field-count limit, decoded (the HPACK state
         /// stays in step) but not kept; answer it with 431.
         case headersTooLarge(streamID: Int32, reason: String)
@@ -110,7 +110,8 @@ package final class HTTP2Session {
         let streamID: Int32
         /// A request's block, whose fields are kept; trailers are only counted.
         let isRequest: Bool
-        var fields: [(name: String, value: String)]
+        /// A request's fields, built as they arrive (``HTTP2RequestFields``).
+        var fields: HTTP2RequestFields
         /// The header list size as HPACK counts it: name + value + 32 a field (RFC 9113 §6.5.2),
         /// every cookie crumb a field of its own.
         var size = 0
@@ -125,9 +126,8 @@ package final class HTTP2Session {
         init(streamID: Int32, isRequest: Bool) {
             self.streamID = streamID
             self.isRequest = isRequest
-            fields = []
             // Room for a usual request's fields at once, not grown field by field.
-            if isRequest { fields.reserveCapacity(16) }
+            fields = HTTP2RequestFields(capacity: isRequest ? 12 : 0)
         }
 
         /// What one more field makes of the block.
@@ -158,10 +158,10 @@ package final class HTTP2Session {
             } else if regularFields > maxFields {
                 refusal = "more than \(maxFields) header fields"
             } else {
-                if isRequest { fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))) }
+                if isRequest { fields.append(name: name, value: value) }
                 return .kept
             }
-            fields = []
+            fields = HTTP2RequestFields()
             // Trailers get no answer of their own: nothing is gained by reading on.
             return isRequest ? .refused : .stop
         }

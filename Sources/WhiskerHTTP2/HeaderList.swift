@@ -27,11 +27,17 @@ package struct HeaderList {
     /// Appends a field; `name` is lowercase, as HTTP/2 requires.
     package mutating func append(_ name: String, _ value: String) {
         let nameStart = bytes.count
-        bytes += name.utf8
+        append(name)
         let valueStart = bytes.count
-        bytes += value.utf8
+        append(value)
         let flags = Self.isNeverIndexed(name) ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
         spans.append((nameStart, valueStart, bytes.count, UInt8(flags.rawValue)))
+    }
+
+    /// Appends a string's UTF-8 in one copy (a native or small string is contiguous); the
+    /// generic `+= string.utf8` went byte by byte.
+    private mutating func append(_ string: String) {
+        if string.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes += string.utf8 }
     }
 
     /// Field names whose values are unique to one response: HPACK-encoded without indexing, so

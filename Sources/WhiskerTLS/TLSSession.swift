@@ -103,6 +103,9 @@ final class TLSSession {
             }
             if result > 0 {
                 total += result
+                // Nothing more fed and no record buffered: another SSL_read would only say
+                // WANT_READ (a call and an error-queue look a batch, for nothing).
+                if BIO_ctrl_pending(input) == 0 && SSL_has_pending(ssl) == 0 { return .bytes(total) }
                 continue
             }
             switch SSL_get_error(ssl, 0) {

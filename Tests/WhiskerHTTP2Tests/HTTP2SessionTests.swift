@@ -1,5 +1,7 @@
 import CNGHTTP2
+import HTTPTypes
 import Testing
+import WhiskerCore
 import WhiskerTesting
 @testable import WhiskerHTTP2
 
@@ -9,12 +11,78 @@ import WhiskerTesting
         let server = try HTTP2Session(settings: HTTP2Settings())
         let id = client.request(path: "/api/emoji?count=3")
         let events = try exchange(client, server)
-        let requests = events.compactMap { event -> [(name: String, value: String)]? in
+        let requests = events.compactMap { event -> HTTP2RequestFields? in
             if case .request(id, let fields, true) = event { fields } else { nil }
         }
         #expect(requests.count == 1)
-        #expect(requests.first?.first { $0.name == ":path" }?.value == "/api/emoji?count=3")
-        #expect(requests.first?.first { $0.name == ":method" }?.value == "GET")
+        #expect(requests.first?.path == "/api/emoji?count=3")
+        #expect(requests.first?.method == "GET")
+    }
+
+    /// The session builds a request's fields as nghttp2 decodes them: pseudo-header fields apart,
+    /// `host` apart (checked against `:authority`), every other field in `HTTPFields`, in order,
+    /// values longer than a small string's 15 bytes whole.
+    @Test func requestFields_AreBuiltFromTheDecodedBytes_HostApart() throws {
+        let client = HTTP2TestClient()
+        let server = try HTTP2Session(settings: HTTP2Settings())
+        let agent = "a-user-agent-longer-than-fifteen-bytes/1.0"
+        let id = client.request(path: "/pets?limit=2", headers: [("user-agent", agent), ("host", "localhost"), ("accept", "*/*"), ("x-b", "2")])
+        let events = try exchange(client, server)
+        let fields = try #require(events.compactMap { event -> HTTP2RequestFields? in
+            if case .request(id, let fields, true) = event { fields } else { nil }
+        }.first)
+        #expect(fields.method == "GET" && fields.scheme == "http" && fields.authority == "localhost" && fields.path == "/pets?limit=2")
+        #expect(fields.host == "localhost" && !fields.hasSecondHost)
+        #expect(fields.headerFields.map(\.name.canonicalName) == ["user-agent", "accept", "x-b"])
+        #expect(fields.headerFields[.userAgent] == agent)
+        var known: String?
+        let request = try #require(try HTTP2RequestHead.parse(fields, validAuthority: &known))
+        #expect(request.method == .get && request.path == "/pets?limit=2" && request.authority == "localhost")
+        #expect(request.headerFields.count == 3 && request.headerFields[.accept] == "*/*")
+    }
+
+    /// A second `host` is refused (400) as HTTP/1.1 refuses a second Host line; one `host`
+    /// stands in for a missing `:authority`.
+    @Test func requestHead_SecondHostIsRefused_OneHostIsTheAuthority() throws {
+        var known: String?
+        var twice = HTTP2RequestFields()
+        var once = HTTP2RequestFields()
+        for (name, value) in [(":method", "GET"), (":scheme", "http"), (":path", "/"), ("host", "example.com")] {
+            twice.append(name, value)
+            once.append(name, value)
+        }
+        twice.append("host", "example.com")
+        #expect(throws: HTTPRejection.badRequest("more than one Host header")) { try HTTP2RequestHead.parse(twice, validAuthority: &known) }
+        let request = try #require(try HTTP2RequestHead.parse(once, validAuthority: &known))
+        #expect(request.authority == "example.com" && request.headerFields.isEmpty)
+        // No `:method` (or one that is no token): not a request, the stream is reset.
+        var noMethod = HTTP2RequestFields()
+        noMethod.append(":path", "/")
+        #expect(try HTTP2RequestHead.parse(noMethod, validAuthority: &known) == nil)
+        var badMethod = once
+        badMethod.append(":method", "G T")
+        #expect(try HTTP2RequestHead.parse(badMethod, validAuthority: &known) == nil)
+    }
+
+    /// A connection remembers the last `:authority` it found valid and compares the next with it
+    /// rather than checking it again; one that differs is checked (and refused when invalid) as
+    /// the first was, and does not replace the remembered one.
+    @Test func requestHead_AuthorityCheckedOnceAConnection_AnotherOneCheckedAgain() throws {
+        func fields(authority: String) -> HTTP2RequestFields {
+            var fields = HTTP2RequestFields()
+            for (name, value) in [(":method", "GET"), (":scheme", "https"), (":authority", authority), (":path", "/a")] { fields.append(name, value) }
+            return fields
+        }
+        var known: String?
+        #expect(try HTTP2RequestHead.parse(fields(authority: "example.com:8443"), validAuthority: &known)?.authority == "example.com:8443")
+        #expect(known == "example.com:8443")
+        #expect(throws: HTTPRejection.badRequest("invalid :authority \"user@example.com\"")) {
+            try HTTP2RequestHead.parse(fields(authority: "user@example.com"), validAuthority: &known)
+        }
+        #expect(known == "example.com:8443")
+        #expect(try HTTP2RequestHead.parse(fields(authority: "example.com:8443"), validAuthority: &known) != nil)
+        #expect(try HTTP2RequestHead.parse(fields(authority: "other.example"), validAuthority: &known) != nil)
+        #expect(known == "other.example")
     }
 
     @Test func responseBody_FarPastTheInitialWindow_ArrivesWhole_AndChunksCompleteAsFramed() throws {

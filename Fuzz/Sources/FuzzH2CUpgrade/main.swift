@@ -75,16 +75,18 @@ public func fuzzH2CUpgrade(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 
     // HTTP2Connection.startUpgradedRequest: the request as stream 1's fields.
     let request = head.request
-    var h2Fields: [(name: String, value: String)] = [
-        (":method", request.method.rawValue), (":scheme", "http"),
-        (":authority", request.authority ?? ""), (":path", request.path ?? "/"),
-    ]
+    var h2Fields = HTTP2RequestFields(capacity: request.headerFields.count)
+    h2Fields.append(":method", request.method.rawValue)
+    h2Fields.append(":scheme", "http")
+    h2Fields.append(":authority", request.authority ?? "")
+    h2Fields.append(":path", request.path ?? "/")
     for field in request.headerFields where !connectionSpecific.contains(field.name) && field.name.canonicalName != "http2-settings" {
-        h2Fields.append((field.name.canonicalName, field.value))
+        h2Fields.append(field.name.canonicalName, field.value)
     }
+    var validAuthority: String?
     let upgraded: HTTPRequest?
     do {
-        upgraded = try HTTP2RequestHead.parse(h2Fields)
+        upgraded = try HTTP2RequestHead.parse(h2Fields, validAuthority: &validAuthority)
     } catch {
         fuzzFailure("the upgraded request is refused over HTTP/2: \(error)")
     }

@@ -82,6 +82,8 @@ private final class Harness {
     let session: HTTP2Session
     var random: FuzzRandom
     var streams: [Int32: Stream] = [:]
+    /// As HTTP2Connection's: the last `:authority` found valid on this connection.
+    var validAuthority: String?
     /// Streams the client opened (a request or a refused header block), for checking the output.
     var opened: Set<Int32> = []
     /// Declared response lengths and the DATA bytes sent so far, per stream.
@@ -151,10 +153,10 @@ private final class Harness {
         return stream
     }
 
-    func startStream(_ id: Int32, fields: [(name: String, value: String)], endStream: Bool) {
+    func startStream(_ id: Int32, fields: HTTP2RequestFields, endStream: Bool) {
         let head: HTTPRequest
         do {
-            guard let request = try HTTP2RequestHead.parse(fields) else {
+            guard let request = try HTTP2RequestHead.parse(fields, validAuthority: &validAuthority) else {
                 session.reset(streamID: id, errorCode: 0x1)
                 return
             }
@@ -370,7 +372,9 @@ public func fuzzHTTP2Session(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     if upgrade {
         // HTTP2Connection.startUpgradedRequest: stream 1 is the HTTP/1.1 request, already complete.
         harness.opened.insert(1)
-        harness.startStream(1, fields: [(":method", flags & 2 != 0 ? "HEAD" : "GET"), (":scheme", "http"), (":authority", "x"), (":path", "/hello")], endStream: true)
+        var fields = HTTP2RequestFields()
+        for (name, value) in [(":method", flags & 2 != 0 ? "HEAD" : "GET"), (":scheme", "http"), (":authority", "x"), (":path", "/hello")] { fields.append(name, value) }
+        harness.startStream(1, fields: fields, endStream: true)
     }
     let shutdownAt = flags & 4 != 0 ? harness.random.below(8) : -1
 
