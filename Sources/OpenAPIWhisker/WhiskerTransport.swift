@@ -234,9 +234,16 @@ extension ResponseBody {
     /// collected first, so that it leaves with its head in one write and without a stream.
     static func collectingSmall(_ body: HTTPBody?) async throws -> ResponseBody {
         guard let body, case .known(let length) = body.length, length <= collectLimit else { return ResponseBody(body) }
+        var chunks = body.makeAsyncIterator()
+        guard let first = try await chunks.next() else { return ResponseBody(bytes: []) }
+        // The usual body is one chunk (`HTTPBody(String)`, `HTTPBody([UInt8])`): kept as it is,
+        // without an array to collect it into (a malloc and a copy a response).
+        guard let second = try await chunks.next() else { return ResponseBody(storage: .bytes(first)) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(length))
-        for try await chunk in body { bytes += chunk }
+        bytes += first
+        bytes += second
+        while let chunk = try await chunks.next() { bytes += chunk }
         return ResponseBody(bytes: bytes)
     }
 }

@@ -88,6 +88,37 @@ import WhiskerTesting
         }
     }
 
+    /// A small body of known length is collected before the head is written: kept as it is when
+    /// it is one chunk, joined when it comes in several, nothing when it is empty.
+    @Test func responseBodies_KnownLengthCollected_OneChunkSeveralOrNone() async throws {
+        let several: Handler = { _, _, _ in
+            let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
+                for part in ["one,", "two,", "six"] { continuation.yield(ArraySlice(part.utf8)) }
+                continuation.finish()
+            }
+            return (HTTPResponse(status: .ok), HTTPBody(stream, length: .known(11)))
+        }
+        let one: Handler = { _, _, _ in (HTTPResponse(status: .ok), HTTPBody("😺 one")) }
+        let none: Handler = { _, _, _ in (HTTPResponse(status: .ok), HTTPBody()) }
+        try await withTransport([(.get, "/several", several), (.get, "/one", one), (.get, "/none", none)]) { client in
+            try await client.send("GET /several HTTP/1.1\r\nHost: x\r\n\r\n")
+            let joined = try await client.readResponse()
+            #expect(joined.header("content-length") == "11")
+            #expect(joined.header("transfer-encoding") == nil)
+            #expect(joined.text == "one,two,six")
+            try await client.send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+            let whole = try await client.readResponse()
+            #expect(whole.header("content-length") == "\("😺 one".utf8.count)")
+            #expect(whole.text == "😺 one")
+            try await client.send("GET /none HTTP/1.1\r\nHost: x\r\n\r\n")
+            let empty = try await client.readResponse()
+            #expect(empty.header("content-length") == "0")
+            #expect(empty.text == "")
+            try await client.send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse().text == "😺 one", "the connection is still in step")
+        }
+    }
+
     struct Teapot: Error, HTTPResponseConvertible {
         var httpStatus: HTTPResponse.Status { .init(code: 418) }
         var httpHeaderFields: HTTPFields { [.init("X-Reason")!: "short and stout"] }

@@ -135,22 +135,22 @@ extension RequestValidator {
     /// - Parameter hasBody: Whether the request has a body.
     @inline(never)
     package func validateWithoutWaiting(
-        _ head: HTTPRequest, pathParameters: PathParameters, hasBody: Bool, status: HTTPResponse.Status, logger: Logger
+        _ head: HTTPRequest, pathParameters: PathParameters, hasBody: Bool, status: HTTPResponse.Status, logger: @autoclosure () -> Logger
     ) -> Outcome? {
         guard security == nil, operation.requestBody == nil || !hasBody else { return nil }
         var violations = parameterViolations(of: head, pathParameters: pathParameters)
         if let declared = operation.requestBody, operation.requestBodyRequired {
             violations.append(Violation(location: "body", name: "", detail: "is required (\(declared.listed))"))
         }
-        return outcome(of: violations, read: nil, principal: nil, head, status: status, logger: logger)
+        return outcome(of: violations, read: nil, principal: nil, head, status: status, logger: logger())
     }
 
     /// Proceed, or (with violations) the answer naming them all, logged.
     private func outcome(
-        of violations: [Violation], read: [UInt8]?, principal: Principal?, _ head: HTTPRequest, status: HTTPResponse.Status, logger: Logger
+        of violations: [Violation], read: [UInt8]?, principal: Principal?, _ head: HTTPRequest, status: HTTPResponse.Status, logger: @autoclosure () -> Logger
     ) -> Outcome {
         guard violations.isEmpty else {
-            logger.info("request refused", metadata: [
+            logger().info("request refused", metadata: [
                 "operation": "\(operation.id)", "status": "\(status.code)", "error": "\(LogValue.quoted(violations.map(\.description).joined(separator: "; ")))",
             ], source: logSource)
             return .answer(Self.problem(violations, status: status, request: head))

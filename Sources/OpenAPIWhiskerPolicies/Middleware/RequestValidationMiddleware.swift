@@ -27,13 +27,33 @@ package import WhiskerCore
 /// (`Principal.current`) for the rest of the chain and the handler. An operationID the document
 /// does not have, or one outside `operations`, passes unchecked.
 public struct RequestValidationMiddleware: ServerMiddleware {
-    /// The checks by operationId.
-    private let validators: [String: RequestValidator]
-    /// The one check of a middleware made for one operation (the transport's): compared, not
-    /// hashed, per request.
-    private let only: (operationID: String, validator: RequestValidator)?
-    private let status: HTTPResponse.Status
-    private let logger: Logger?
+    /// What the middleware holds, in one object: a copy of the middleware (which the transport's
+    /// call of ``checkWithoutWaiting(_:pathParameters:hasBody:operationID:)`` made every request)
+    /// retains one reference, not each of the four.
+    private final class Storage: Sendable {
+        /// The checks by operationId.
+        let validators: [String: RequestValidator]
+        /// The one check of a middleware made for one operation (the transport's): compared, not
+        /// hashed, per request.
+        let only: (operationID: String, validator: RequestValidator)?
+        let status: HTTPResponse.Status
+        let logger: Logger?
+
+        init(validators: [String: RequestValidator], status: HTTPResponse.Status, logger: Logger?) {
+            self.validators = validators
+            self.only = validators.count == 1 ? validators.first.map { ($0.key, $0.value) } : nil
+            self.status = status
+            self.logger = logger
+        }
+
+        /// The check of `operationID`, if this middleware has one.
+        func validator(of operationID: String) -> RequestValidator? {
+            if let only { return only.operationID == operationID ? only.validator : nil }
+            return validators[operationID]
+        }
+    }
+
+    private let storage: Storage
 
     /// The checks of `document`'s operations.
     /// - Parameters:
@@ -64,10 +84,7 @@ public struct RequestValidationMiddleware: ServerMiddleware {
 
     /// The checks of the operations in `validators` (the transport's, one operation each).
     package init(validators: [String: RequestValidator], status: HTTPResponse.Status, logger: Logger?) {
-        self.validators = validators
-        self.only = validators.count == 1 ? validators.first.map { ($0.key, $0.value) } : nil
-        self.status = status
-        self.logger = logger
+        storage = Storage(validators: validators, status: status, logger: logger)
     }
 
     /// Checks the request of `operationID`, then passes it on (with its JSON body from memory,
@@ -80,8 +97,7 @@ public struct RequestValidationMiddleware: ServerMiddleware {
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let found = if let only { only.operationID == operationID ? only.validator : nil } else { validators[operationID] }
-        guard let validator = found else { return try await next(request, body, metadata) }
+        guard let validator = storage.validator(of: operationID) else { return try await next(request, body, metadata) }
         switch try await check(validator, request, body: body, metadata: metadata) {
         case .answer(let response, let responseBody):
             return (response, responseBody)
@@ -112,11 +128,11 @@ public struct RequestValidationMiddleware: ServerMiddleware {
     package func checkWithoutWaiting(
         _ request: HTTPRequest, pathParameters: [String: Substring], hasBody: Bool, operationID: String
     ) -> QuickCheck {
-        let found = if let only { only.operationID == operationID ? only.validator : nil } else { validators[operationID] }
-        guard let validator = found else { return .proceed }
+        guard let validator = storage.validator(of: operationID) else { return .proceed }
         var parameters = PathParameters()
         for (name, value) in pathParameters { parameters.append(name: name, value: value) }
-        switch validator.validateWithoutWaiting(request, pathParameters: parameters, hasBody: hasBody, status: status, logger: logger ?? Logger.current) {
+        // `Logger.current` (a task-local lookup and a copy) only for a refusal to log.
+        switch validator.validateWithoutWaiting(request, pathParameters: parameters, hasBody: hasBody, status: storage.status, logger: storage.logger ?? Logger.current) {
         case .answer(let response)?: return .answer(response)
         case .proceed(nil, nil)?: return .proceed
         case .proceed?, nil: return .needsWaiting
@@ -134,7 +150,8 @@ public struct RequestValidationMiddleware: ServerMiddleware {
     private func check(_ validator: RequestValidator, _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata) async throws -> Checked {
         var parameters = PathParameters()
         for (name, value) in metadata.pathParameters { parameters.append(name: name, value: value) }
-        let logger = self.logger ?? Logger.current
+        let logger = storage.logger ?? Logger.current
+        let status = storage.status
         let outcome: RequestValidator.Outcome
         if let quick = validator.validateWithoutWaiting(request, pathParameters: parameters, hasBody: body != nil, status: status, logger: logger) {
             outcome = quick
