@@ -71,9 +71,11 @@ build_one() {
         clean=1; read -r before attempts <"$partial"; attempts=$((attempts + 1))
     fi
     echo "build.sh: building $product (release$( ((clean)) && echo ", clean"))..." >&2
-    # cat-service with the Swift runtime linked statically, as the Makefile's DEMO_RUN_BUILD builds it.
+    # Whisker's servers with the Swift runtime linked statically, as the Makefile's DEMO_RUN_BUILD builds
+    # cat-service: the bench server's layers and cat-service then differ only in what they serve. The
+    # peers are built as their own packages build by default (dynamic).
     local static=()
-    if [[ $server == cat-service && $(uname -s) == Linux ]]; then static=(--static-swift-stdlib); fi
+    if [[ ($server == cat-service || $server == whisker) && $(uname -s) == Linux ]]; then static=(--static-swift-stdlib); fi
     local start=$SECONDS
     if ! "${SWIFT[@]}" build --package-path "$dir" --scratch-path "$scratch" -c release "${static[@]}" --product "$product" >&2; then
         if ((clean)); then mkdir -p "$scratch" && echo "$((before + SECONDS - start)) $attempts" >"$partial"; fi

@@ -4,7 +4,7 @@ import WhiskerCore
 extension WhiskerServer.HealthChecks {
     /// The answer to a request for one of the health routes, or `nil` when `path` is neither:
     /// 200 or 503 to `GET` and `HEAD`, 405 to another method. Never cached.
-    func answer(_ method: HTTPRequest.Method, path: Substring, isReady: Bool) -> LocalAnswer? {
+    func answer(_ readMethod: @autoclosure () -> HTTPRequest.Method, path: Substring, isReady: Bool) -> LocalAnswer? {
         let status: HTTPResponse.Status
         let text: String
         if path == livenessPath {
@@ -14,6 +14,8 @@ extension WhiskerServer.HealthChecks {
         } else {
             return nil
         }
+        // Read only for a health path: `HTTPRequest.method` parses its field on every read.
+        let method = readMethod()
         guard method == .get || method == .head else {
             return .rejection(HTTPRejection(.methodNotAllowed, "\(method.rawValue) is not allowed here; allowed: GET, HEAD"), fields: [.allow: "GET, HEAD"])
         }

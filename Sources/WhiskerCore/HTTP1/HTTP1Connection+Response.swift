@@ -11,8 +11,9 @@ extension HTTP1Connection: ResponseWriting {
     }
 
     private func startResponse(_ head: HTTPResponse, bodyLength: Int64?, exchange: HTTP1Exchange) -> (ResponseFraming, [UInt8]) {
+        let status = head.status
         let framing = ResponseFraming.decide(
-            status: head.status,
+            status: status,
             isHEAD: exchange.isHEAD,
             bodyLength: bodyLength,
             isHTTP11: exchange.head.isHTTP11,
@@ -20,7 +21,7 @@ extension HTTP1Connection: ResponseWriting {
         )
         exchange.framing = framing
         exchange.streamed = StreamedBodyCount(declared: framing.contentLength)
-        let bytes = ResponseHeadWriter.head(head, framing: framing, isHTTP11: exchange.head.isHTTP11, dateLine: DateCache.shared.headerLine())
+        let bytes = ResponseHeadWriter.head(head, status: status, framing: framing, isHTTP11: exchange.head.isHTTP11, dateLine: DateCache.shared.headerLine())
         return (framing, bytes)
     }
 

@@ -77,7 +77,8 @@ struct ResponseSteps: Sendable {
     func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
         // Room, at once, for the fields the steps may add (request id, ETag, Accept-Ranges, CORS):
         // one allocation, not one for each field appended.
-        if !before.isEmpty || !after.isEmpty || request.method == .get || request.method == .head {
+        let method = request.method
+        if !before.isEmpty || !after.isEmpty || method == .get || method == .head {
             response.head.headerFields.reserveCapacity(response.head.headerFields.count + 4)
         }
         for step in before { step.apply(to: &response, for: request, requestID: requestID) }
@@ -113,12 +114,21 @@ struct ContentStep: ResponseStep {
     var phase: ResponseStepPhase { .content }
 
     func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {
+        // Read once: `HTTPResponse.status` and `HTTPRequest.method` parse their field on every read.
+        let status = response.head.status
         // A 101 carries nothing: the connection switches protocols.
-        guard response.head.status != .switchingProtocols else { return }
-        response = response.withEventStreamDefaults()
+        guard status != .switchingProtocols else { return }
+        response.addEventStreamDefaults()
+        // Validators, preconditions and ranges are about a GET's (or a HEAD's) 2xx.
+        let method = request.method
+        guard method == .get || method == .head, (200..<300).contains(status.code) else { return }
         let asks = ConditionalHeaders(request.headerFields)
-        if generatesETags { response.addGeneratedETag(for: request) }
-        if asks.hasPreconditions { response = response.answeringPreconditions(of: request) }
-        if servesRanges { response.answerRange(of: request, asksRange: asks.hasRange) }
+        if generatesETags { response.addGeneratedETag(status: status) }
+        if asks.hasPreconditions {
+            response = response.answeringPreconditions(of: request)
+            if servesRanges { response.answerRange(of: request, status: response.head.status, asksRange: asks.hasRange) }
+        } else if servesRanges {
+            response.answerRange(of: request, status: status, asksRange: asks.hasRange)
+        }
     }
 }

@@ -11,6 +11,8 @@ package struct ServerContext: Sendable {
     package let contributions: ServerFeatureContributions
     let observer: (any RequestObserver)?
     let responseSteps: ResponseSteps
+    /// The logger, access log, steps and observer, as each handler's task takes them.
+    let handlerRun: HandlerRunShared
     /// Who answers before routing, in order (``EarlyAnswer``): the health checks, CORS preflights.
     let earlyAnswers: [any EarlyAnswer]
     /// The protocols a connection may be handed to, in order (``ProtocolHandover``).
@@ -38,6 +40,7 @@ package struct ServerContext: Sendable {
         self.contributions = contributions
         self.observer = ObserverChain.make(contributions.requestObservers + [configuration.requestObserver].compactMap { $0 })
         self.responseSteps = ResponseSteps(configuration, featureSteps: contributions.responseSteps)
+        self.handlerRun = HandlerRunShared(logger: configuration.logger, accessLog: configuration.accessLog, steps: responseSteps, observer: observer)
         // Stable: answers of one order keep the order their features were added in.
         self.earlyAnswers = contributions.earlyAnswers.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }.map(\.element)
         self.handovers = contributions.protocolHandovers

@@ -129,7 +129,7 @@ package struct HeadParser {
             }
         }
         let nameBytes = UnsafeBufferPointer(rebasing: line[0..<colon])
-        guard let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else {
+        guard let name = KnownRequestTokens.fieldName(nameBytes) ?? HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else {
             throw .badRequest("invalid header field name")
         }
         return HTTPField(name: name, value: String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self))

@@ -14,8 +14,8 @@ package struct RequestLine {
         let target = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)..<secondSpace])
         let version = UnsafeBufferPointer(rebasing: line[(secondSpace + 1)...])
 
-        guard !methodBytes.isEmpty, methodBytes.allSatisfy(\.isTokenCharacter),
-              let method = HTTPRequest.Method(String(decoding: methodBytes, as: UTF8.self))
+        guard let method = KnownRequestTokens.method(methodBytes) ?? (methodBytes.isEmpty || !methodBytes.allSatisfy(\.isTokenCharacter)
+            ? nil : HTTPRequest.Method(String(decoding: methodBytes, as: UTF8.self)))
         else { throw .badRequest("invalid method") }
         self.method = method
 

@@ -83,8 +83,17 @@ package enum RangeAnswer: Equatable, Sendable {
     ///   precompressed sibling, whose ranges are of the bytes sent; not a response that a step
     ///   compresses on the way out).
     package static func decide(_ request: HTTPRequest, _ response: HTTPResponse, length: Int64?, asksRange: Bool = true, codedContent: Bool = false) -> RangeAnswer {
+        guard request.method == .get || request.method == .head else { return .whole(advertises: false) }
+        return decide(request, response, status: response.status, length: length, asksRange: asksRange, codedContent: codedContent)
+    }
+
+    /// ``decide(_:_:length:asksRange:codedContent:)`` for a GET or a HEAD, whose response's status
+    /// the caller read already.
+    package static func decide(
+        _ request: HTTPRequest, _ response: HTTPResponse, status: HTTPResponse.Status, length: Int64?, asksRange: Bool = true, codedContent: Bool = false
+    ) -> RangeAnswer {
         let fields = response.headerFields
-        guard request.method == .get || request.method == .head, response.status == .ok, let length,
+        guard status == .ok, let length,
               codedContent || fields.firstValue(.contentEncoding) == nil, fields.firstValue(.contentRange) == nil,
               fields.firstValue(.acceptRanges) == nil || fields[.acceptRanges]?.lowercased() != "none"
         else { return .whole(advertises: false) }
@@ -125,12 +134,19 @@ extension Response {
     /// ``answeringRange(of:asksRange:)``): the fields of the usual answer (the whole body with
     /// `Accept-Ranges`) are added without copying the response's fields first.
     package mutating func answerRange(of request: HTTPRequest, asksRange: Bool = true) {
+        guard request.method == .get || request.method == .head else { return }
+        answerRange(of: request, status: head.status, asksRange: asksRange)
+    }
+
+    /// ``answerRange(of:asksRange:)`` for a GET or a HEAD, whose response's status the caller read
+    /// already.
+    package mutating func answerRange(of request: HTTPRequest, status: HTTPResponse.Status, asksRange: Bool) {
         let length: Int64? = switch body.storage {
         case .empty, .switchingProtocols: 0
         case .bytes(let bytes): Int64(bytes.count)
         case .stream(let length, _): length ?? head.headerFields[.contentLength].flatMap { Int64($0) }
         }
-        switch RangeAnswer.decide(request, head, length: length, asksRange: asksRange) {
+        switch RangeAnswer.decide(request, head, status: status, length: length, asksRange: asksRange) {
         case .whole(let advertises):
             guard advertises, head.headerFields.firstValue(.acceptRanges) == nil else { return }
             head.headerFields.append(HTTPField(name: .acceptRanges, value: "bytes"))

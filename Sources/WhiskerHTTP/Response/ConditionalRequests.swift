@@ -29,9 +29,14 @@ extension Response {
 
     /// Adds the `ETag` of ``withGeneratedETag(for:)`` in place, without copying the fields first.
     package mutating func addGeneratedETag(for request: HTTPRequest) {
-        guard request.method == .get || request.method == .head, head.status == .ok, head.headerFields.firstValue(.eTag) == nil,
-              case .bytes(let bytes) = body.storage
-        else { return }
+        guard request.method == .get || request.method == .head else { return }
+        addGeneratedETag(status: head.status)
+    }
+
+    /// ``addGeneratedETag(for:)`` for a request known to be a GET or a HEAD, whose response's
+    /// status the caller read already (`HTTPResponse.status` parses its field on every read).
+    package mutating func addGeneratedETag(status: HTTPResponse.Status) {
+        guard status == .ok, head.headerFields.firstValue(.eTag) == nil, case .bytes(let bytes) = body.storage else { return }
         // Known to be absent: appended, not set (which would first look for others).
         head.headerFields.append(HTTPField(name: .eTag, value: EntityTag.strong(for: bytes)))
     }

@@ -8,17 +8,23 @@ extension Response {
     /// only send the fields the document declares, so the server adds these; a handler that wants
     /// otherwise sets its own value (`X-Accel-Buffering: yes`, say). Other responses are unchanged.
     package func withEventStreamDefaults() -> Response {
+        var response = self
+        response.addEventStreamDefaults()
+        return response
+    }
+
+    /// Adds the fields of ``withEventStreamDefaults()`` in place: the usual response, not an event
+    /// stream, is neither copied nor changed.
+    package mutating func addEventStreamDefaults() {
         // Shorter than `text/event-stream`: not one (and no parsing on the usual response's path).
         guard let type = head.headerFields.firstValue(.contentType), type.utf8.count >= 17, MediaType(type)?.isEventStream == true
-        else { return self }
-        var response = self
-        if response.head.headerFields.firstValue(.cacheControl) == nil {
-            response.head.headerFields.append(HTTPField(name: .cacheControl, value: "no-cache"))
+        else { return }
+        if head.headerFields.firstValue(.cacheControl) == nil {
+            head.headerFields.append(HTTPField(name: .cacheControl, value: "no-cache"))
         }
-        if response.head.headerFields.firstValue(Self.accelBuffering) == nil {
-            response.head.headerFields.append(HTTPField(name: Self.accelBuffering, value: "no"))
+        if head.headerFields.firstValue(Self.accelBuffering) == nil {
+            head.headerFields.append(HTTPField(name: Self.accelBuffering, value: "no"))
         }
-        return response
     }
 
     /// nginx's `X-Accel-Buffering`.

@@ -49,6 +49,24 @@ import WhiskerSockets
         #expect(request.body == Array("ab".utf8))
     }
 
+    /// The parser reuses HTTPTypes' values for common methods and field names spelled the usual
+    /// way; a field keeps the spelling it arrived with, and other spellings take the general path.
+    @Test func commonNamesAndMethods_KeepTheirSpellingWhateverPathParsesThem() throws {
+        let requests = try parse(
+            "GET / HTTP/1.1\r\nHost: x\r\nAccept: a/b\r\naccept-encoding: gzip\r\nUSER-AGENT: u\r\nUser-agent: v\r\nX-Own: w\r\n\r\n"
+                + "DELETE /d HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "get /g HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "PURGE /p HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+        try #require(requests.count == 4)
+        let fields = requests[0].head.request.headerFields
+        #expect(fields.map(\.name.rawName) == ["Accept", "accept-encoding", "USER-AGENT", "User-agent", "X-Own"])
+        #expect(fields.map(\.name.canonicalName) == ["accept", "accept-encoding", "user-agent", "user-agent", "x-own"])
+        #expect(fields[values: .userAgent] == ["u", "v"])
+        #expect(requests.map(\.head.request.method.rawValue) == ["GET", "DELETE", "get", "PURGE"], "methods are case-sensitive")
+        #expect(requests[1].head.request.method == .delete)
+    }
+
     @Test func http10Request_NeedsNoHostAndDefaultsToClose() throws {
         let requests = try parse("GET /old HTTP/1.0\r\n\r\n")
         let head = try #require(requests.only).head
