@@ -8,17 +8,22 @@
 #     would not show as a mapping: the binary's symbols are read too). Whisker and the demo use
 #     FoundationEssentials at most; one `import Foundation`, a `resources:` list's Bundle.module, or a
 #     dependency's default trait brings all three back;
-#   - uses more than MAX_IDLE_RSS_KIB (24576, 24 MiB) of resident memory once it answers (VmRSS,
-#     as Benchmarks/bench.sh reads idle RSS). The issue's goal is 20 MiB; the server idles at 23.1 MiB
-#     (25.7 before the static runtime and the schema patterns' own matcher, 33.4 with Foundation), so
-#     the bound holds what was won with a margin for the machine and comes down as the rest does
-#     (Performance.md, "What each MiB is", says where the MiB are).
+#   - links the shared libstdc++ (the demo's Package.swift links GCC's libstdc++.a through
+#     Demo/CatService/StaticLibraries, a link to GCC 12's: with another GCC the link quietly takes the
+#     shared library, 1.1 MiB more);
+#   - uses more than MAX_IDLE_RSS_KIB (20480, 20 MiB) of resident memory once it answers (VmRSS, as
+#     Benchmarks/bench.sh reads idle RSS), or more than MAX_PEAK_RSS_KIB (22528, 22 MiB) at its peak
+#     (VmHWM) after a bounded load of the bench's shapes (h2load over HTTP/1.1: /api/emoji and
+#     ?count=3 over 64 connections, ?count=100 compressed with Brotli, the clip over 8). Issue 41's
+#     goals are 20 and 22 MiB; the server idles at 19.3 and peaks at 20.5 (22.4 and 23.5 before the
+#     demo's lean link, 33.4 with Foundation): Performance.md, "What each MiB is", says where the MiB are.
 # On failure it prints the mapped libraries and /proc/PID/smaps_rollup, to say what grew.
 # It uses the demo tests' helpers (Demo/CatService/Tests/lib.sh) but is not one of run-all.sh's
 # scripts: those run the debug build, whose memory says nothing about a deployed server.
 source "$(dirname "${BASH_SOURCE[0]}")/../Demo/CatService/Tests/lib.sh"
 
-MAX_IDLE_RSS_KIB=${MAX_IDLE_RSS_KIB:-24576}
+MAX_IDLE_RSS_KIB=${MAX_IDLE_RSS_KIB:-20480}
+MAX_PEAK_RSS_KIB=${MAX_PEAK_RSS_KIB:-22528}
 
 start_server
 request "$BASE/api/emoji"
@@ -31,13 +36,34 @@ check_eq "no ICU nor libFoundation mapped (FoundationEssentials at most)" "" "$f
 linked=$(nm "$CAT_SERVICE" 2>/dev/null | grep -E -m 3 ' [$]s(10Foundation|30FoundationInternationalization)[0-9A-Z]|icu_[0-9]+' || true)
 check_eq "no ICU nor libFoundation linked in (FoundationEssentials at most)" "" "$linked"
 
-rss_kib=$(awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER_PID/status")
-echo "  idle RSS: $rss_kib KiB ($(awk -v k="$rss_kib" 'BEGIN { printf "%.1f", k / 1024 }') MiB), limit $MAX_IDLE_RSS_KIB KiB"
-if ((rss_kib <= MAX_IDLE_RSS_KIB)); then
-    pass "idle RSS at most $MAX_IDLE_RSS_KIB KiB"
-else
-    fail "idle RSS at most $MAX_IDLE_RSS_KIB KiB" "got $rss_kib KiB"
-fi
+stdcxx=$(grep -E '/libstdc\+\+\.so' <<<"$libraries" || true)
+check_eq "libstdc++ linked statically, not mapped (Demo/CatService/StaticLibraries)" "" "$stdcxx"
+
+# status_kib FIELD: a /proc/PID/status field of the server, in KiB; mib KIB: it in MiB.
+status_kib() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$SERVER_PID/status"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+# at_most DESC KIB LIMIT: passes when KIB <= LIMIT.
+at_most() {
+    echo "  $1: $2 KiB ($(mib "$2") MiB), limit $3 KiB"
+    if (($2 <= $3)); then pass "$1 at most $3 KiB"; else fail "$1 at most $3 KiB" "got $2 KiB"; fi
+}
+
+at_most "idle RSS" "$(status_kib VmRSS)" "$MAX_IDLE_RSS_KIB"
+
+# The bench's load shapes, bounded by count (a few seconds in all), one core for the client.
+# load N CONNECTIONS PATH [HEADER]: h2load over HTTP/1.1; every request must succeed.
+load() {
+    local n=$1 c=$2 path=$3 out
+    out=$(timeout 60 h2load --h1 -n "$n" -c "$c" -t 1 ${4:+-H "$4"} "$BASE$path" 2>&1 || true)
+    check_match "$n requests to $path over $c connections${4:+ ($4)} succeed" \
+        "requests: $n total, $n started, $n done, $n succeeded" "$(grep -m1 '^requests:' <<<"$out" || true)"
+}
+load 40000 64 /api/emoji
+load 20000 64 '/api/emoji?count=3'
+load 4000 64 '/api/emoji?count=100' 'accept-encoding: br'
+load 4000 64 '/api/emoji?count=100' 'accept-encoding: gzip'
+load 400 8 /api/clip
+at_most "peak RSS (VmHWM) after the load" "$(status_kib VmHWM)" "$MAX_PEAK_RSS_KIB"
 
 if ((FAILED > 0)); then
     echo "  mapped libraries:"
