@@ -134,7 +134,12 @@ core_lines = sum(
 # stay allocated while a handler runs hold only what lives across that wait (respond, the answer to
 # an error, the steps and writes, a streamed body, each out of line): the task allocator took a
 # 1,920-byte slab from malloc a request for the one frame they made (+27 lines).
-core_budget = 3207
+# 3235 (issue 41, third round): no feature again, +28 lines of what a request costs on the
+# response path: the one object the task of a handler captures (HandlerRunShared: one retain, not
+# one for each part), the response taken consuming through the steps (no copy of its fields), and
+# ContentStep reading status and method once and returning early for what validators and ranges
+# do not concern.
+core_budget = 3235
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 

@@ -7,12 +7,7 @@ extension ServerContext {
     /// Starts `handler` for `request` in a task that begins on this thread, on the connection's
     /// queue executor, and runs until the handler first suspends (often never, for a small
     /// handler): no hand-off to another thread.
-    ///
-    /// The request's parts are taken (`consuming`): the task's closure holds the only copies, where
-    /// borrowed ones were copied into it field by field (value witnesses: 20 retains a request).
-    func startHandler(
-        _ route: Route, request: Request, target: any ResponseTarget, executor: DispatchQueueExecutor, context requestContext: RequestContext
-    ) -> Task<Void, Never> {
+    func startHandler(_ route: Route, request: Request, target: any ResponseTarget, executor: DispatchQueueExecutor, context requestContext: RequestContext) -> Task<Void, Never> {
         Task.immediate(executorPreference: executor) { [handlerRun] in
             await runHandler(route, request: request, target: target, context: requestContext, steps: handlerRun.steps, logger: handlerRun.logger,
                              accessLog: handlerRun.accessLog, observer: handlerRun.observer)

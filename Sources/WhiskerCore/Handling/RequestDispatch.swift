@@ -91,10 +91,8 @@ extension ServerContext {
             let requestBody = channel.map {
                 RequestBody(length: decoding == nil ? declaredLength : nil, channel: $0, limit: route.bodyLimit, decoding: decoding)
             }
-            let requestID = context.requestID
-            let task = startHandler(route, request: Request(head: head, body: requestBody, pathParameters: parameters, peer: origin.peer),
-                                    target: target, executor: origin.executor, context: context)
-            return .started(task, requestID: requestID)
+            let request = Request(head: head, body: requestBody, pathParameters: parameters, peer: origin.peer)
+            return .started(startHandler(route, request: request, target: target, executor: origin.executor, context: context), requestID: context.requestID)
         case .methodNotAllowed(let allowed):
             answer(ResponseHeadWriter.routeMiss(method: head.method, path: pathOnly, allowed: allowed, serverMethods: router.methods), to: head, context: context, write: writeLocal)
         case .notFound:
