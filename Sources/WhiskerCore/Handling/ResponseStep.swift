@@ -105,7 +105,7 @@ struct RequestIDStep: ResponseStep {
 }
 
 /// What a response carries, in RFC 9110's order: an event stream's proxy fields
-/// (``Response/withEventStreamDefaults()``), an in-memory 200's `ETag`
+/// (``Response/addEventStreamDefaults()``), an in-memory 200's `ETag`
 /// (``WhiskerServer/ResponseDefaults/generatesETags``), the request's preconditions (304, 412) and
 /// its `Range` (206, 416; ``WhiskerServer/ResponseDefaults/servesByteRanges``).
 struct ContentStep: ResponseStep {
