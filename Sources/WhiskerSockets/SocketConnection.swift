@@ -40,6 +40,11 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     private let fd: Int32
     private var isReading = false
     private var isReadPaused = false
+    /// A read found the end of the input (end of stream, or an error such as a reset): no read can
+    /// bring more, so the connection stops asking for readability once the read turn that found it
+    /// ends. Level-triggered, the end stays readable: a handler that returned on it without closing
+    /// would be called again and again, a core spinning for as long as the connection lives.
+    private var isInputEnded = false
     /// Queued bytes wait for the kernel to take more: the worker watches for writability.
     private var isWaitingToWrite = false
     private var isRegistered = false
@@ -144,7 +149,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     /// Tells the worker what the connection waits for now; registers on first need.
     private func updateInterest() {
         var wanted: IOInterest = []
-        if isReading && !isReadPaused { wanted.insert(.read) }
+        if isReading && !isReadPaused && !isInputEnded { wanted.insert(.read) }
         if isWaitingToWrite { wanted.insert(.write) }
         guard wanted != interest || !isRegistered else { return }
         do {
@@ -175,12 +180,15 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         }
     }
 
-    /// Runs the read handler; what it wrote leaves in one flush when it returns.
+    /// Runs the read handler; what it wrote leaves in one flush when it returns. A turn that found
+    /// the end of the input is the last: readability is no longer asked for (a reset or a hang-up
+    /// still closes the connection, see ``handle(_:)``).
     private func readTurn() {
         isInReadTurn = true
         onReadable?()
         isInReadTurn = false
         flushTurn()
+        if isInputEnded && interest.contains(.read) && !isClosed { updateInterest() }
     }
 
     /// Writes what the read turn queued, if it asked for a flush and the socket is still open.
@@ -201,7 +209,19 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         assertOnQueue()
         if isClosed { return .endOfStream }
         systemCalls.reads += 1
-        return ReadResult(try buffer.read(from: fd, chunk: chunk))
+        return try noticingTheEnd { () throws(SocketError) in ReadResult(try buffer.read(from: fd, chunk: chunk)) }
+    }
+
+    /// Runs one read, noting whether it found the end of the input (see `isInputEnded`).
+    @inline(__always) private func noticingTheEnd(_ read: () throws(SocketError) -> ReadResult) throws(SocketError) -> ReadResult {
+        do {
+            let result = try read()
+            if result == .endOfStream { isInputEnded = true }
+            return result
+        } catch {
+            isInputEnded = true
+            throw error
+        }
     }
 
     /// Reads once into `space` (for a layer that transforms the bytes before buffering them, as
@@ -221,7 +241,7 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         assertOnQueue()
         if isClosed { return .endOfStream }
         systemCalls.reads += 1
-        return ReadResult(try systemCall("recv") { recv(fd, space.baseAddress, space.count, flags) })
+        return try noticingTheEnd { () throws(SocketError) in ReadResult(try systemCall("recv") { recv(fd, space.baseAddress, space.count, flags) }) }
     }
 
     // MARK: Writing

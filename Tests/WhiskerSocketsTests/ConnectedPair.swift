@@ -33,12 +33,23 @@ func connectedPair(backend: IOBackend = .default, clientReceiveBuffer: Int32? = 
 }
 
 /// Reads until end of stream; stops at an error (a reset) with what arrived before it.
-func readAll(_ fd: Int32) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count <= 0 { return bytes }
-        bytes += chunk[0..<count]
+func readAll(_ fd: Int32) async -> [UInt8] {
+    await offThePool {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return bytes }
+            bytes += chunk[0..<count]
+        }
+    }
+}
+
+/// Runs `body`, which blocks its thread (a blocking `recv`), on a queue of its own (Dispatch's
+/// overcommit pool), not on the pool of as many threads as cores that tasks and the workers'
+/// queues share: tests blocking two of those threads at once stall every other test meanwhile.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue(label: "whisker.test-blocking").async { continuation.resume(returning: body()) }
     }
 }

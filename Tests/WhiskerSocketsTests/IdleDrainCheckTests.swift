@@ -112,6 +112,6 @@ import Testing
                 connection.closeIdle(lookingAgainAfter: .milliseconds(200), minimumBytesPerSecond: 240)
             }
         }
-        #expect(readAll(client) == response, "everything, then end of stream (a reset would cut it short)")
+        #expect(await readAll(client) == response, "everything, then end of stream (a reset would cut it short)")
     }
 }

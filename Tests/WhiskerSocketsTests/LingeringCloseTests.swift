@@ -24,7 +24,7 @@ import Testing
         }
         var iterator = events.stream.makeAsyncIterator()
         #expect(await iterator.next() == "lingering, deadline pending: true", "a peer that has not closed has a deadline")
-        #expect(readAll(client) == Array("bye".utf8), "the response, then end of stream")
+        #expect(await readAll(client) == Array("bye".utf8), "the response, then end of stream")
         shutdown(client, Int32(SHUT_WR))
         // Closed when the peer closed, not after 60 s, and no pending deadline holds the connection.
         #expect(await iterator.next() == "closed, deadline pending: false")
@@ -41,7 +41,7 @@ import Testing
         }
         var iterator = closed.stream.makeAsyncIterator()
         #expect(await iterator.next() != nil, "the deadline closes a peer that keeps its side open")
-        #expect(readAll(client) == Array("bye".utf8))
+        #expect(await readAll(client) == Array("bye".utf8))
     }
 
     @Test(arguments: IOBackend.allForTests) func unreadInputFromThePeer_DoesNotResetAwayTheResponse(backend: IOBackend) async throws {
@@ -61,7 +61,7 @@ import Testing
         var iterator = flushed.stream.makeAsyncIterator()
         _ = await iterator.next()
         // The whole response and a clean end of stream, not ECONNRESET part way.
-        let received = readAll(client)
+        let received = await readAll(client)
         #expect(received.count == response.count)
     }
 }
@@ -81,7 +81,7 @@ import Testing
         var iterator = closed.stream.makeAsyncIterator()
         // The client keeps its side open: only a close without the linger ends the connection.
         #expect(await iterator.next() == false, "closed at once, no linger deadline")
-        #expect(readAll(client) == Array("bye".utf8), "the response, then end of stream (no reset)")
+        #expect(await readAll(client) == Array("bye".utf8), "the response, then end of stream (no reset)")
     }
 
     @Test(arguments: IOBackend.allForTests) func unreadInput_StillLingers_UntilThePeerCloses(backend: IOBackend) async throws {
@@ -98,7 +98,7 @@ import Testing
         }
         var iterator = events.stream.makeAsyncIterator()
         #expect(await iterator.next() == "lingering: true", "bytes the server never read: it lingers")
-        #expect(readAll(client) == Array("bye".utf8))
+        #expect(await readAll(client) == Array("bye".utf8))
         shutdown(client, Int32(SHUT_WR))
         #expect(await iterator.next() == "closed")
     }

@@ -25,15 +25,17 @@ import Testing
     }
 
     /// Reads from the blocking client until `count` bytes arrived.
-    private func receive(_ fd: Int32, count: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count < count {
-            let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if received <= 0 { break }
-            bytes += chunk[0..<received]
+    private func receive(_ fd: Int32, count: Int) async -> [UInt8] {
+        await offThePool {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while bytes.count < count {
+                let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if received <= 0 { break }
+                bytes += chunk[0..<received]
+            }
+            return bytes
         }
-        return bytes
     }
 
     private func send(_ fd: Int32, _ text: String) {
@@ -60,7 +62,7 @@ import Testing
         var iterator = completed.stream.makeAsyncIterator()
         #expect(await iterator.next() == 16, "a write in a turn is accepted at once, so the next answer can follow")
         let expected = (0..<16).map { "answer \($0)\n" }.joined()
-        #expect(String(decoding: receive(client, count: expected.utf8.count), as: UTF8.self) == expected)
+        #expect(String(decoding: await receive(client, count: expected.utf8.count), as: UTF8.self) == expected)
         #expect(await counts(connection) == SystemCallCounts(reads: 1, writes: 1))
     }
 
@@ -71,7 +73,7 @@ import Testing
             connection.write(ArraySlice("one".utf8))
             connection.write(ArraySlice("two".utf8))
         }
-        #expect(receive(client, count: 6) == Array("onetwo".utf8))
+        #expect(await receive(client, count: 6) == Array("onetwo".utf8))
         #expect(await counts(connection).writes == 2, "no turn to wait for: each flushing write is a sendmsg")
     }
 
@@ -92,7 +94,7 @@ import Testing
         let seen = try #require(await iterator.next())
         #expect(seen.firstCompleted, "within the budget: accepted at once")
         #expect(seen.writes == 1, "past the budget the turn's bytes left before the turn ended")
-        #expect(receive(client, count: 2 * piece.count).count == 2 * piece.count)
+        #expect(await receive(client, count: 2 * piece.count).count == 2 * piece.count)
     }
 
     @Test(arguments: IOBackend.allForTests) func closeInATurn_StillSendsWhatTheTurnWrote(backend: IOBackend) async throws {
@@ -103,7 +105,7 @@ import Testing
             connection.close()
         }
         send(client, "bye")
-        #expect(readAll(client) == Array("last words".utf8))
+        #expect(await readAll(client) == Array("last words".utf8))
     }
 
     @Test(arguments: IOBackend.allForTests) func sendmsgGathersUpToSixtyFourBuffers(backend: IOBackend) async throws {
@@ -113,7 +115,7 @@ import Testing
             for _ in 0..<100 { connection.write(ArraySlice("x".utf8)) }
         }
         send(client, "go")
-        #expect(receive(client, count: 100).count == 100)
+        #expect(await receive(client, count: 100).count == 100)
         #expect(await counts(connection).writes == 2, "64 buffers, then the other 36")
     }
 }
