@@ -32,16 +32,18 @@ func connectedPair(backend: IOBackend = .default, clientReceiveBuffer: Int32? = 
     return (client, QueueBound(connection, queue: connection.queue))
 }
 
-/// Reads until end of stream; stops at an error (a reset) with what arrived before it.
-func readAll(_ fd: Int32) async -> [UInt8] {
+/// Reads until end of stream, or until `limit` bytes arrived; stops at an error (a reset) with
+/// what arrived before it.
+func readAll(_ fd: Int32, upTo limit: Int = .max) async -> [UInt8] {
     await offThePool {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
+        while bytes.count < limit {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return bytes }
+            if count <= 0 { break }
             bytes += chunk[0..<count]
         }
+        return bytes
     }
 }
 

@@ -24,20 +24,6 @@ import Testing
         }
     }
 
-    /// Reads from the blocking client until `count` bytes arrived.
-    private func receive(_ fd: Int32, count: Int) async -> [UInt8] {
-        await offThePool {
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            while bytes.count < count {
-                let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if received <= 0 { break }
-                bytes += chunk[0..<received]
-            }
-            return bytes
-        }
-    }
-
     private func send(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)
         #expect(bytes.withUnsafeBytes { LibC.send(fd, $0.baseAddress, $0.count, noSignalSendFlags) } == bytes.count)
@@ -62,7 +48,7 @@ import Testing
         var iterator = completed.stream.makeAsyncIterator()
         #expect(await iterator.next() == 16, "a write in a turn is accepted at once, so the next answer can follow")
         let expected = (0..<16).map { "answer \($0)\n" }.joined()
-        #expect(String(decoding: await receive(client, count: expected.utf8.count), as: UTF8.self) == expected)
+        #expect(String(decoding: await readAll(client, upTo: expected.utf8.count), as: UTF8.self) == expected)
         #expect(await counts(connection) == SystemCallCounts(reads: 1, writes: 1))
     }
 
@@ -73,7 +59,7 @@ import Testing
             connection.write(ArraySlice("one".utf8))
             connection.write(ArraySlice("two".utf8))
         }
-        #expect(await receive(client, count: 6) == Array("onetwo".utf8))
+        #expect(await readAll(client, upTo: 6) == Array("onetwo".utf8))
         #expect(await counts(connection).writes == 2, "no turn to wait for: each flushing write is a sendmsg")
     }
 
@@ -94,7 +80,7 @@ import Testing
         let seen = try #require(await iterator.next())
         #expect(seen.firstCompleted, "within the budget: accepted at once")
         #expect(seen.writes == 1, "past the budget the turn's bytes left before the turn ended")
-        #expect(await receive(client, count: 2 * piece.count).count == 2 * piece.count)
+        #expect(await readAll(client, upTo: 2 * piece.count).count == 2 * piece.count)
     }
 
     @Test(arguments: IOBackend.allForTests) func closeInATurn_StillSendsWhatTheTurnWrote(backend: IOBackend) async throws {
@@ -115,7 +101,7 @@ import Testing
             for _ in 0..<100 { connection.write(ArraySlice("x".utf8)) }
         }
         send(client, "go")
-        #expect(await receive(client, count: 100).count == 100)
+        #expect(await readAll(client, upTo: 100).count == 100)
         #expect(await counts(connection).writes == 2, "64 buffers, then the other 36")
     }
 }
