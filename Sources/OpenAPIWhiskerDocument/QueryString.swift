@@ -1,3 +1,5 @@
+import WhiskerSockets
+
 /// A request's query as browsers read one (the WHATWG URL standard's
 /// `application/x-www-form-urlencoded` parser), in one place for the document's checks and the
 /// generated code: items are separated by `&`, empty items (`?&&`, `?a=1&`) are skipped, an item's
@@ -16,8 +18,9 @@ package enum QueryString {
     /// query of one item took 22 allocations (issue 40).
     static func rawItems(of target: String) -> [(name: Substring, value: Substring)] {
         let bytes = target.utf8
-        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
-        guard let mark = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) else { return [] }
+        guard let mark = target.utf8Index(of: UInt8(ascii: "?")) else { return [] }
+        let end = target.utf8Index(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard mark < end else { return [] }
         var items: [(name: Substring, value: Substring)] = []
         var start = bytes.index(after: mark)
         while start < end {
@@ -40,7 +43,7 @@ package enum QueryString {
     package static func runtimeTarget(_ target: String) -> String? {
         // The usual request, by its bytes: no `?`, or every item `name=value`.
         let bytes = target.utf8
-        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        guard let mark = target.utf8Index(of: UInt8(ascii: "?")) else { return nil }
         let end = bytes[mark...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
         guard needsRewrite(bytes[bytes.index(after: mark)..<end]), let query = query(of: target) else { return nil }
         let items = query.split(separator: "&").map { $0.contains("=") ? String($0) : $0 + "=" }

@@ -42,13 +42,13 @@ package struct HTTP2RequestFields: Sendable {
         if !name.isEmpty && name[0] == UInt8(ascii: ":") {
             // Told apart by length, then by bytes: no string is made for the name.
             switch name.count {
-            case 5 where Self.equal(name, ":path"): path = String(decoding: value, as: UTF8.self)
-            case 7 where Self.equal(name, ":method"): method = String(decoding: value, as: UTF8.self)
-            case 7 where Self.equal(name, ":scheme"): scheme = String(decoding: value, as: UTF8.self)
-            case 10 where Self.equal(name, ":authority"): authority = String(decoding: value, as: UTF8.self)
+            case 5 where name.spells(":path"): path = String(decoding: value, as: UTF8.self)
+            case 7 where name.spells(":method"): method = String(decoding: value, as: UTF8.self)
+            case 7 where name.spells(":scheme"): scheme = String(decoding: value, as: UTF8.self)
+            case 10 where name.spells(":authority"): authority = String(decoding: value, as: UTF8.self)
             default: break
             }
-        } else if name.count == 4 && Self.equal(name, "host") {
+        } else if name.count == 4 && name.spells("host") {
             if host == nil { host = String(decoding: value, as: UTF8.self) } else { hasSecondHost = true }
         } else if let fieldName = HTTPField.Name(parsed: String(decoding: name, as: UTF8.self)) {
             // `parsed:`: a lowercase name is its own canonical form; `init(_:)` would lowercase
@@ -61,10 +61,6 @@ package struct HTTP2RequestFields: Sendable {
     package mutating func append(_ name: String, _ value: String) {
         var name = name, value = value
         name.withUTF8 { name in value.withUTF8 { value in append(name: name, value: value) } }
-    }
-
-    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-        name.withUTF8Buffer { $0.elementsEqual(bytes) }
     }
 }
 

@@ -1,4 +1,5 @@
 internal import CNGHTTP2
+import WhiskerSockets
 
 /// The HTTP/2 state of one server connection, with no I/O: an nghttp2 session driven with bytes in
 /// (``receive(_:)``) and bytes out (``takeOutput()``), reporting what happened as ``Event``s.
@@ -146,7 +147,7 @@ package final class HTTP2Session {
             size += name.count + value.count + 32
             if name.first != UInt8(ascii: ":") {
                 // Compared as bytes: a String's UTF-8 view would cost an allocation a field.
-                let isCookie = name.count == 6 && StaticString("cookie").withUTF8Buffer { $0.elementsEqual(name) }
+                let isCookie = name.spells("cookie")
                 if !isCookie || !sawCookie { regularFields += 1 }
                 sawCookie = sawCookie || isCookie
             }

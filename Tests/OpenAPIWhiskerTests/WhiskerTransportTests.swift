@@ -119,6 +119,46 @@ import WhiskerTesting
         }
     }
 
+    /// A body in memory of known length (iterable more than once) whose first chunk fills that
+    /// length is sent without asking it for a next chunk (each ask goes through the runtime's
+    /// async layers); a stream of the same shape is still read to its end.
+    @Test func responseBodies_KnownLengthFilledByTheFirstChunk_InMemoryAskedOnce_StreamToItsEnd() async throws {
+        let asks = Mutex<[String: Int]>([:])
+        func counted(_ name: String, _ behavior: IterationBehavior) -> Handler {
+            { _, _, _ in
+                let chunks = CountedChunks(chunks: [ArraySlice("hello".utf8)]) { asks.withLock { $0[name, default: 0] += 1 } }
+                return (HTTPResponse(status: .ok), HTTPBody(chunks, length: .known(5), iterationBehavior: behavior))
+            }
+        }
+        try await withTransport([(.get, "/memory", counted("memory", .multiple)), (.get, "/stream", counted("stream", .single))]) { client in
+            for path in ["/memory", "/stream"] {
+                try await client.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+                let response = try await client.readResponse()
+                #expect(response.header("content-length") == "5")
+                #expect(response.text == "hello")
+            }
+        }
+        #expect(asks.withLock { $0 } == ["memory": 1, "stream": 2])
+    }
+
+    /// `chunks` as an async sequence that calls `asked` each time an iterator is asked for one.
+    struct CountedChunks: AsyncSequence, Sendable {
+        let chunks: [ArraySlice<UInt8>]
+        let asked: @Sendable () -> Void
+
+        struct Iterator: AsyncIteratorProtocol {
+            var rest: ArraySlice<ArraySlice<UInt8>>
+            let asked: @Sendable () -> Void
+
+            mutating func next() async -> ArraySlice<UInt8>? {
+                asked()
+                return rest.popFirst()
+            }
+        }
+
+        func makeAsyncIterator() -> Iterator { Iterator(rest: chunks[...], asked: asked) }
+    }
+
     struct Teapot: Error, HTTPResponseConvertible {
         var httpStatus: HTTPResponse.Status { .init(code: 418) }
         var httpHeaderFields: HTTPFields { [.init("X-Reason")!: "short and stout"] }

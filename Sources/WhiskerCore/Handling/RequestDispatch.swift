@@ -55,7 +55,7 @@ extension ServerContext {
     ) -> DispatchOutcome {
         let path = head.path ?? "/"
         // Searched as bytes: `firstIndex(of: Character)` walks grapheme clusters.
-        let pathOnly = path[..<(path.utf8.firstIndex(of: UInt8(ascii: "?")) ?? path.endIndex)]
+        let pathOnly = path[..<(path.utf8Index(of: UInt8(ascii: "?")) ?? path.endIndex)]
         let context = requestContext(for: head, origin: origin)
         if !earlyAnswers.isEmpty {
             let early = EarlyAnswerContext(methods: routeMethods, isReady: readiness.isReady, listenerOptions: origin.listenerOptions)

@@ -31,13 +31,14 @@ package struct HeadParser {
             guard count <= limits.maxHeaderCount else {
                 throw HTTPRejection(.requestHeaderFieldsTooLarge, "more than \(limits.maxHeaderCount) header fields")
             }
-            switch field.name.canonicalName {
-            case "host":
+            // Told apart by length first: a `String` switch compares the name with every case.
+            switch (field.name.canonicalName.utf8.count, field.name.canonicalName) {
+            case (4, "host"):
                 hostCount += 1
                 guard Self.isValidHost(field.value) else { throw .badRequest("invalid Host \"\(field.value)\"") }
                 host = field.value
                 continue  // carried as the request's authority, as in HTTP/2
-            case "content-length":
+            case (14, "content-length"):
                 for element in field.value.split(separator: ",", omittingEmptySubsequences: false) {
                     let value = try Self.contentLength(element.trimmingOWS())
                     if let contentLength, contentLength != value {
@@ -45,15 +46,15 @@ package struct HeadParser {
                     }
                     contentLength = value
                 }
-            case "transfer-encoding":
+            case (17, "transfer-encoding"):
                 transferEncodings += field.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingOWS() }
-            case "connection":
+            case (10, "connection"):
                 for token in field.value.split(separator: ",") {
                     let token = token.trimmingOWS().lowercased()
                     if token == "close" { connectionClose = true }
                     if token == "keep-alive" { connectionKeepAlive = true }
                 }
-            case "expect":
+            case (6, "expect"):
                 guard field.value.trimmingOWS().lowercased() == "100-continue" else {
                     throw HTTPRejection(.expectationFailed, "unsupported expectation \"\(field.value)\"")
                 }
@@ -155,20 +156,42 @@ package struct HeadParser {
     /// brackets or a reg-name (unreserved, percent-encoded and sub-delimiter characters). A comma,
     /// although a sub-delimiter, is refused: it is what two Host lines joined into a list look like.
     /// An empty value is valid (a target without an authority).
+    ///
+    /// Read as contiguous bytes: through `Substring.UTF8View`'s indices it was about 55
+    /// instructions a byte (`127.0.0.1:8080`: 830 a request, counted with cachegrind;
+    /// in a debug build, reaching the contiguous bytes allocates twice a call, which the debug
+    /// allocation budget counts; a release build does not allocate).
     package static func isValidHost(_ value: some StringProtocol) -> Bool {
-        var rest = Substring(value).utf8
-        if rest.first == UInt8(ascii: "[") {
-            guard let close = rest.firstIndex(of: UInt8(ascii: "]")) else { return false }
-            let literal = rest[rest.index(after: rest.startIndex)..<close]
-            guard !literal.isEmpty, literal.allSatisfy({ $0.isHexDigit || $0 == .colon || $0 == UInt8(ascii: ".") }) else { return false }
-            rest = rest[rest.index(after: close)...]
+        let text = Substring(value)
+        if let valid = text.utf8.withContiguousStorageIfAvailable({ isValidHost(bytes: $0) }) { return valid }
+        return Array(text.utf8).withUnsafeBufferPointer { isValidHost(bytes: $0) }
+    }
+
+    private static func isValidHost(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if bytes.first == UInt8(ascii: "[") {
+            index = 1
+            while index < bytes.count && bytes[index] != UInt8(ascii: "]") {
+                let byte = bytes[index]
+                guard byte.isHexDigit || byte == .colon || byte == UInt8(ascii: ".") else { return false }
+                index += 1
+            }
+            guard index < bytes.count, index > 1 else { return false }
+            index += 1
         } else {
-            let end = rest.firstIndex(of: .colon) ?? rest.endIndex
-            guard rest[..<end].allSatisfy(\.isRegNameCharacter) else { return false }
-            rest = rest[end...]
+            while index < bytes.count && bytes[index] != .colon {
+                guard bytes[index].isRegNameCharacter else { return false }
+                index += 1
+            }
         }
-        guard let colon = rest.first else { return true }
-        return colon == .colon && rest.dropFirst().allSatisfy(\.isDigit)
+        guard index < bytes.count else { return true }
+        guard bytes[index] == .colon else { return false }
+        index += 1
+        while index < bytes.count {
+            guard bytes[index].isDigit else { return false }
+            index += 1
+        }
+        return true
     }
 
     static func contentLength(_ text: Substring) throws(HTTPRejection) -> Int64 {

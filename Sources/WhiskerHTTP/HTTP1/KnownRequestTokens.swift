@@ -1,9 +1,5 @@
 import HTTPTypes
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import WhiskerSockets
 
 /// The methods and field names most requests carry, recognised from their bytes so that the parser
 /// reuses HTTPTypes' own values instead of making a `String` and validating it again: a name is
@@ -14,17 +10,17 @@ enum KnownRequestTokens {
     static func method(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPRequest.Method? {
         switch bytes.count {
         case 3:
-            if matches(bytes, "GET") { return .get }
-            if matches(bytes, "PUT") { return .put }
+            if bytes.spells("GET") { return .get }
+            if bytes.spells("PUT") { return .put }
         case 4:
-            if matches(bytes, "HEAD") { return .head }
-            if matches(bytes, "POST") { return .post }
+            if bytes.spells("HEAD") { return .head }
+            if bytes.spells("POST") { return .post }
         case 5:
-            if matches(bytes, "PATCH") { return .patch }
+            if bytes.spells("PATCH") { return .patch }
         case 6:
-            if matches(bytes, "DELETE") { return .delete }
+            if bytes.spells("DELETE") { return .delete }
         case 7:
-            if matches(bytes, "OPTIONS") { return .options }
+            if bytes.spells("OPTIONS") { return .options }
         default:
             break
         }
@@ -64,15 +60,9 @@ enum KnownRequestTokens {
     private static func pick(
         _ bytes: UnsafeBufferPointer<UInt8>, _ usual: StaticString, _ lowercase: StaticString, _ name: @autoclosure () -> HTTPField.Name
     ) -> HTTPField.Name? {
-        if matches(bytes, usual) { return name() }
-        if matches(bytes, lowercase) { return HTTPField.Name(parsed: name().canonicalName) }
+        if bytes.spells(usual) { return name() }
+        if bytes.spells(lowercase) { return HTTPField.Name(parsed: name().canonicalName) }
         return nil
-    }
-
-    /// Whether `bytes` are exactly `text`'s UTF-8.
-    @inline(__always)
-    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
-        text.utf8CodeUnitCount == bytes.count && memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
     }
 }
 
