@@ -7,6 +7,7 @@
 #   make test-newcomer  a new package made from README.md alone, built, served and checked (Scripts/newcomer.sh)
 #   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport, the demo's ?count=3 and JSON body validated, h2 over TLS) against Benchmarks/Allocations/Thresholds
 #   make bench-layers  per-layer micro-benchmarks (parser, router, query decoding, validation, response head, framing): ns and mallocs an operation (not part of `make test`)
+#   make bench-instructions  user-space instructions a request (cachegrind, deterministic) of the release cat-service: HTTP/1.1, ?count=3, h2c (not part of `make test`)
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
 #   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
@@ -342,6 +343,21 @@ bench: deps
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk; \
 	fi
 	bash Benchmarks/bench.sh
+
+# bench-instructions: the user-space instructions a request costs the release cat-service (as `make
+# run` builds it), counted by valgrind's cachegrind (Benchmarks/instructions.sh): deterministic where
+# CPU time is not, for comparing two revisions. Not part of `make test`; installs valgrind if missing.
+.PHONY: bench-instructions
+bench-instructions: deps
+	@if ! command -v valgrind >/dev/null; then \
+	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
+	    echo "bench-instructions: installing valgrind"; \
+	    $$sudo apt-get update; \
+	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind; \
+	fi
+	$(call drop-plan-if-library-files-changed,$(RUN_SCRATCH)/*/$(RUN_CONFIG)/description.json,$(RUN_SCRATCH)/library-files)
+	$(DEMO_RUN_BUILD) --product cat-service
+	Benchmarks/instructions.sh "$$($(DEMO_RUN_BUILD) --show-bin-path)/cat-service"
 
 # soak: a release cat-service under a few minutes of mixed load (Scripts/soak.sh: HTTP/1.1, h2c, h2
 # over TLS, 20 MiB uploads, event streams and clips left midway, a certificate reload every 10 s),
