@@ -7,7 +7,7 @@
 #   make test-newcomer  a new package made from README.md alone, built, served and checked (Scripts/newcomer.sh)
 #   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport, the demo's ?count=3 and JSON body validated, h2 over TLS) against Benchmarks/Allocations/Thresholds
 #   make bench-layers  per-layer micro-benchmarks (parser, router, query decoding, validation, response head, framing): ns and mallocs an operation (not part of `make test`)
-#   make bench-instructions  user-space instructions a request (cachegrind, deterministic) of the release cat-service: HTTP/1.1, ?count=3, h2c (not part of `make test`)
+#   make bench-instructions  user-space instructions a request (cachegrind, deterministic) of the release cat-service: HTTP/1.1, ?count=3, h2c (not part of `make test`; INSTRUCTIONS_LAYERS=1: per layer)
 #   make clean   remove the build folders
 #   make fuzz    build the libFuzzer targets (Fuzz/) and fuzz each for FUZZ_SECONDS (not part of `make test`)
 #   make fuzz-replay  run the fuzz seed corpus and the saved regression inputs once, without fuzzing
@@ -347,6 +347,8 @@ bench: deps
 # bench-instructions: the user-space instructions a request costs the release cat-service (as `make
 # run` builds it), counted by valgrind's cachegrind (Benchmarks/instructions.sh): deterministic where
 # CPU time is not, for comparing two revisions. Not part of `make test`; installs valgrind if missing.
+# INSTRUCTIONS_LAYERS=1 adds a row per layer (a plain route, + the transport, + validation), counted
+# on the bench server (Benchmarks/build.sh whisker).
 .PHONY: bench-instructions
 bench-instructions: deps
 	@if ! command -v valgrind >/dev/null; then \
@@ -357,7 +359,8 @@ bench-instructions: deps
 	fi
 	$(call drop-plan-if-library-files-changed,$(RUN_SCRATCH)/*/$(RUN_CONFIG)/description.json,$(RUN_SCRATCH)/library-files)
 	$(DEMO_RUN_BUILD) --product cat-service
-	Benchmarks/instructions.sh "$$($(DEMO_RUN_BUILD) --show-bin-path)/cat-service"
+	Benchmarks/instructions.sh "$$($(DEMO_RUN_BUILD) --show-bin-path)/cat-service" 1000 \
+	    $$(if [[ "$(INSTRUCTIONS_LAYERS)" == 1 ]]; then bash Benchmarks/build.sh whisker; fi)
 
 # soak: a release cat-service under a few minutes of mixed load (Scripts/soak.sh: HTTP/1.1, h2c, h2
 # over TLS, 20 MiB uploads, event streams and clips left midway, a certificate reload every 10 s),

@@ -41,36 +41,39 @@ extension ResponseWriting {
 /// to the connection's queue (or runs at once when the handler is already on it, without making
 /// a closure to send there).
 package struct QueueResponseTarget<Connection: ResponseWriting>: ResponseTarget {
-    let connection: QueueBound<Connection>
-    let id: Connection.ExchangeID
+    @usableFromInline let connection: QueueBound<Connection>
+    @usableFromInline let id: Connection.ExchangeID
 
-    package init(connection: QueueBound<Connection>, id: Connection.ExchangeID) {
+    /// Inlinable, so that a connection in another module (HTTP/2) makes its target with the
+    /// concrete type: the generic initializer looked `QueueResponseTarget<Connection>` up at run
+    /// time on every request (325 instructions, counted with cachegrind).
+    @inlinable package init(connection: QueueBound<Connection>, id: Connection.ExchangeID) {
         self.connection = connection
         self.id = id
     }
 
     package func writeResponse(_ head: HTTPResponse, body: ArraySlice<UInt8>) {
-        if connection.runIfOnQueue({ $0.writeResponse(head, body: body, id: id) }) { return }
+        if let connection = connection.valueIfOnQueue { return connection.writeResponse(head, body: body, id: id) }
         connection.run { [id] in $0.writeResponse(head, body: body, id: id) }
     }
 
     package func writeStreamHead(_ head: HTTPResponse, length: Int64?) {
-        if connection.runIfOnQueue({ $0.writeStreamHead(head, length: length, id: id) }) { return }
+        if let connection = connection.valueIfOnQueue { return connection.writeStreamHead(head, length: length, id: id) }
         connection.run { [id] in $0.writeStreamHead(head, length: length, id: id) }
     }
 
     package func finishStream() {
-        if connection.runIfOnQueue({ $0.finishStream(id: id) }) { return }
+        if let connection = connection.valueIfOnQueue { return connection.finishStream(id: id) }
         connection.run { [id] in $0.finishStream(id: id) }
     }
 
     package func abortStream() {
-        if connection.runIfOnQueue({ $0.abortStream(id: id) }) { return }
+        if let connection = connection.valueIfOnQueue { return connection.abortStream(id: id) }
         connection.run { [id] in $0.abortStream(id: id) }
     }
 
     package func switchProtocols(_ head: HTTPResponse, to next: any ProtocolSwitch) {
-        if connection.runIfOnQueue({ $0.switchProtocols(head, to: next, id: id) }) { return }
+        if let connection = connection.valueIfOnQueue { return connection.switchProtocols(head, to: next, id: id) }
         connection.run { [id] in $0.switchProtocols(head, to: next, id: id) }
     }
 

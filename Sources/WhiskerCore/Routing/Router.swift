@@ -120,7 +120,7 @@ public struct Router<Value: Sendable>: Sendable {
     ///   this method, the methods that are allowed (for a 405 with `Allow`); or not found.
     public func match(method: HTTPRequest.Method, path: Substring) -> RouteMatch<Value> {
         // A static route's path as it is, with nothing to normalise: where a trie walk would end.
-        if let node = staticPaths[path], !path.utf8.contains(UInt8(ascii: "%")), path.utf8.allSatisfy({ $0 < 0x80 }),
+        if let node = staticPaths[path], path.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") }),
            let entry = nodes[node].handlers[method] ?? (method == .head ? nodes[node].handlers[.get] : nil) {
             return .found(entry.value, PathParameters())
         }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import WhiskerSockets
 
 /// `method SP request-target SP HTTP-version`, each separated by exactly one space.
 package struct RequestLine {
@@ -19,9 +20,9 @@ package struct RequestLine {
         else { throw .badRequest("invalid method") }
         self.method = method
 
-        if version.elementsEqual("HTTP/1.1".utf8) {
+        if version.spells("HTTP/1.1") {
             isHTTP11 = true
-        } else if version.elementsEqual("HTTP/1.0".utf8) {
+        } else if version.spells("HTTP/1.0") {
             isHTTP11 = false
         } else if version.count == 8, version.starts(with: "HTTP/".utf8), version[5].isDigit, version[6] == UInt8(ascii: "."), version[7].isDigit {
             // RFC 9110 section 6.2: a higher minor version of a major version we implement is

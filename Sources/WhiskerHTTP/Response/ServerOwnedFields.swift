@@ -12,15 +12,16 @@ package enum ServerOwnedFields {
     @inline(__always)
     package static func contains(_ name: HTTPField.Name, http2: Bool) -> Bool {
         // Most fields of a response are none of these, and their lengths say so without comparing
-        // a name (this runs for every field of every response).
+        // a name (this runs for every field of every response); a name of one of their lengths is
+        // compared with the fields of that length only (`ETag` with `Date`, not with all six).
         switch name.canonicalName.utf8.count {
-        case 4, 7, 10, 14, 16, 17: break
-        default: return false
-        }
-        switch name {
-        case .contentLength, .transferEncoding, .connection, .date, keepAlive, proxyConnection: return true
-        case .upgrade: return http2
-        default: return false
+        case 4: name == .date
+        case 7: http2 && name == .upgrade
+        case 10: name == .connection || name == keepAlive
+        case 14: name == .contentLength
+        case 16: name == proxyConnection
+        case 17: name == .transferEncoding
+        default: false
         }
     }
 

@@ -30,6 +30,8 @@ configuration.http2 = HTTP2Settings()
 // As cat-service has it: br and gzip for text of 256 bytes and up, when the client asks.
 configuration.compression = CompressionSettings()
 let environment = ProcessInfo.processInfo.environment
+// CAT_WORKERS=N: N I/O workers (instructions.sh counts with one, as it runs cat-service).
+if let workers = environment["CAT_WORKERS"].flatMap({ Int($0) }) { configuration.io.workers = workers }
 if let certificate = environment["CAT_TLS_CERT"], let key = environment["CAT_TLS_KEY"] {
     configuration.listeners = [.https(port: port, tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key))]
 }
