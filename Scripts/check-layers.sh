@@ -139,7 +139,11 @@ core_lines = sum(
 # one for each part), the response taken consuming through the steps (no copy of its fields), and
 # ContentStep reading status and method once and returning early for what validators and ranges
 # do not concern.
-core_budget = 3235
+# 3256 (issue 41, sixth round): no feature, +21 lines: the stored state of HTTP1Connection, which
+# lives on the queue of its worker, is not checked for exclusive access at run time in release builds
+# (`#if !DEBUG @exclusivity(unchecked) #endif` on each, three lines a property; debug builds keep
+# the checks), which were 4% of the instructions of a request.
+core_budget = 3256
 if core_lines > core_budget:
     breaches.append(f"Sources/WhiskerCore holds {core_lines} lines besides doc comments, over its {core_budget}: move the feature into a module that plugs into a hook, or lower what the core does")
 

@@ -24,21 +24,45 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     /// Where this connection's requests come from (the peer, TLS, the listener): the same for
     /// every stream, so made once (by the first) rather than a stream.
     private lazy var origin = connection.requestOrigin(httpVersion: .http2, tls: tlsDetails, executor: executor)
+    // The stored state marked `@exclusivity(unchecked)` lives on one queue (see the type's notes).
+    // Release builds do not check exclusive access to it at run time (those checks were 4% of a
+    // request's instructions); debug builds, which the tests run, still do (Performance.md).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var buffer = ReadBuffer()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var streams: [Int32: HTTP2Stream] = [:]
     /// The `:authority` a request on this connection had last, found valid (see
     /// ``HTTP2RequestHead/parse(_:validAuthority:)``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var validAuthority: String?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isWriting = false
     /// A batch of the client's frames is being handled: responses given meanwhile are framed
     /// together when it ends (``flushSoon()``), so a read that brought many requests is answered
     /// with one write.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isHandlingInput = false
     /// The session's own termination (a flood, resets past the rate) was logged.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isTerminationLogged = false
     /// The GOAWAY sequence, held output and deadlines; see ``HTTP2ConnectionState``. After
     /// `Upgrade: h2c`, frames wait for the client's preface (a client may not hold much data that
     /// arrives before it: curl keeps 32 KiB after the 101).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var state = HTTP2ConnectionState(now: .now())
     let timer: ConnectionTimer
     var logger: Logger { context.logger }
@@ -46,22 +70,49 @@ final class HTTP2Connection: ResponseWriting, ConnectionHandler {
     /// One request/response exchange: its lifecycle (``HTTP2StreamState``) and what the handler
     /// side holds (task, body channel, the chunk waiting to be framed).
     final class HTTP2Stream {
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var state: HTTP2StreamState
         /// The handler's task: once set, the handler's run observes and logs the request, whoever answers it.
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var task: Task<Void, Never>?
         /// The request's head (`nil` for one refused before it could be read) and id, for an
         /// answer the connection gives.
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var head: HTTPRequest?
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var requestID: String?
         /// Where the request body goes while a handler reads it (``HTTP2StreamState/isBodyRead``).
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var body: RequestBodyChannel?
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var isHEAD = false
         /// The completion of the response chunk nghttp2 has not framed yet (one at a time).
         var pendingChunk: ((any Error)?) -> Void = { _ in }
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var hasPendingChunk = false
         /// A streamed body's bytes against its `Content-Length`.
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var streamed = StreamedBodyCount(declared: nil)
         /// The slowest the request body may arrive: its route's, else the server's.
+        #if !DEBUG
+        @exclusivity(unchecked)
+        #endif
         var minBodyRate: MinimumDataRate?
 
         init(requestComplete: Bool, now: DispatchTime, minBodyRate: MinimumDataRate?) {

@@ -38,37 +38,82 @@ package final class HTTP2Session {
     /// The opaque data of the PING that follows the shutdown notice.
     private static let shutdownPing: [UInt8] = Array("whisker!".utf8)
 
+    // The stored state marked `@exclusivity(unchecked)` lives on one queue (see the type's notes).
+    // Release builds do not check exclusive access to it at run time (those checks were 4% of a
+    // request's instructions); debug builds, which the tests run, still do (Performance.md).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var session: OpaquePointer?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var events: [Event] = []
     /// The batch handed out last time, kept to collect the next batch in once its reader has
     /// let go of it: a batch costs no allocation (see ``handOverEvents()``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var spareEvents: [Event] = []
     /// The request header block being decoded: HEADERS and its CONTINUATIONs arrive with no
     /// other frame between them, so there is at most one.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var headerBlock: HeaderBlock?
     private let maxHeaderListSize: Int
     private let maxHeaderFields: Int
     /// Header blocks refused on this connection (``HeaderBudget/refusals``): past it, GOAWAY.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var refusedHeaderBlocks = ResetRateLimit(burst: HeaderBudget.refusals, perSecond: HeaderBudget.refusalsRefillPerSecond)
     /// The fields nghttp2 handed to the session so far (each validated by nghttp2 first): the
     /// work header decoding cost, which the tests bound.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     package private(set) var headerFieldsDecoded = 0
     /// The highest stream id a client request has opened so far.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var highestRequestStreamID: Int32 = 0
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var outgoing: [Int32: OutgoingBody] = [:]
     /// The list ``respond(streamID:hasBody:headers:)`` builds response heads in, reused.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var responseHeaders = HeaderList(fields: 8)
     /// Streams to reset with NO_ERROR once their response's last frame is out.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var stopAfterResponse: Set<Int32> = []
     /// Completions of response chunks that nghttp2 has framed, waiting for ``takeOutput()``.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var framedCompletions: [() -> Void] = []
     /// The resets with an error this server sent (MadeYouReset; see ``HTTP2Settings/resetRateLimit``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var serverResets: ResetRateLimit
     /// The resets the client sent (rapid reset). nghttp2 counts them too, but ends the session
     /// with INTERNAL_ERROR and no reason; this bucket ends it first, saying why.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var clientResets: ResetRateLimit
     /// Why the session is ending on the server's own decision (a GOAWAY saying so is queued):
     /// nothing more is read, no stream starts, and the connection closes once the GOAWAY is out.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     package private(set) var termination: String?
 
     /// The response body queued for one stream: a value in ``outgoing``, changed in place. The

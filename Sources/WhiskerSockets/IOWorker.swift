@@ -56,12 +56,21 @@ public final class IOWorker: @unchecked Sendable {
     private let selector: EpollSelector?
     /// The sources of each descriptor (``IOBackend/dispatchSources``).
     private let dispatchSelector: DispatchSourceSelector?
+    // The stored state marked `@exclusivity(unchecked)` lives on one queue (see the type's notes).
+    // Release builds do not check exclusive access to it at run time (those checks were 4% of a
+    // request's instructions); debug builds, which the tests run, still do (Performance.md).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var handlers: [Int32: any IOReadinessHandler] = [:]
     /// The armed deadlines of the worker's connections, behind one Dispatch timer.
     let deadlines: WorkerDeadlines
     /// A read buffer's storage that a connection gave back when it went idle, for the next
     /// connection that reads: a keep-alive request then reads into memory another request freed
     /// on this queue, not into a new allocation, and an idle connection still holds no buffer.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var spareReadStorage: [UInt8] = []
 
     /// Descriptors registered since the events being handled were polled: what the batch holds
@@ -70,6 +79,9 @@ public final class IOWorker: @unchecked Sendable {
     /// poll). The thread's blocking poll runs off the queue, so that is every registration since
     /// the last batch ended (the listener handing over a connection while the thread waits) and
     /// those made during a batch (a connection accepted inline).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var registeredSincePoll: [Int32] = []
 
     /// The libdispatch queue under ``queue`` (retained; the epoll backend's only), which the

@@ -38,42 +38,99 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     /// The remote address.
     public let peer: SocketAddress
     private let fd: Int32
+    // The stored state marked `@exclusivity(unchecked)` lives on one queue (see the type's notes).
+    // Release builds do not check exclusive access to it at run time (those checks were 4% of a
+    // request's instructions); debug builds, which the tests run, still do (Performance.md).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isReading = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isReadPaused = false
     /// A read found the end of the input (end of stream, or an error such as a reset): no read can
     /// bring more, so the connection stops asking for readability once the read turn that found it
     /// ends. Level-triggered, the end stays readable: a handler that returned on it without closing
     /// would be called again and again, a core spinning for as long as the connection lives.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isInputEnded = false
     /// Queued bytes wait for the kernel to take more: the worker watches for writability.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isWaitingToWrite = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isRegistered = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var interest: IOInterest = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var onReadable: (() -> Void)?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var pending: [PendingWrite] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var pendingHead = 0
     /// Bytes queued and not yet taken by the kernel.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var queuedBytes = 0
     /// The read handler is running: flushing writes wait for its end (see the type's notes).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isInReadTurn = false
     /// A write of the current read turn asked for a flush.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isFlushDue = false
     /// What a read turn may queue, its writes completed at once, before it flushes anyway: a
     /// client that pipelines many requests for large responses cannot make the server buffer
     /// all of them.
     static let turnBudget = 64 * 1024
     /// The system calls made for this connection, for tests that hold the I/O per request.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     package private(set) var systemCalls = SystemCallCounts()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var lingerState: LingerState = .none
     /// True once ``close()`` ran: nothing more is read or written.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     public private(set) var isClosed = false
     /// Called once, on the queue, after the connection closed (by either side).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     public var onClose: (() -> Void)?
 
     /// Since when queued bytes have been waiting for the kernel to take more (the last time a
     /// blocked write made progress); `nil` while writes are not blocked.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     public private(set) var writeBlockedSince: DispatchTime?
     /// Since when queued bytes have waited without a break, and the bytes the peer took since.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     public private(set) var writeBacklog: WriteBacklog?
 
     /// Called when a queued write has reached the kernel (`nil`) or failed.
