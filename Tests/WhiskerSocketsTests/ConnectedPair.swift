@@ -55,3 +55,20 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         DispatchQueue(label: "whisker.test-blocking").async { continuation.resume(returning: body()) }
     }
 }
+
+/// `fd` moved to a number just under the process's descriptor limit (the old number closed), for a
+/// test that closes a number and takes it again with `dup2`. The kernel gives a new socket the
+/// lowest free number, so between that close and the `dup2` a test running beside this one could
+/// otherwise open a socket with the number and lose it to the `dup2` (a listening socket swapped for
+/// a Unix socket: its clients' connections refused) or to the close after (or `dup2` fails with
+/// EBUSY). The library tests hold up to 2,500 descriptors at once, so the number is taken from just
+/// under the limit, not from a fixed height.
+func movedFarFromOtherTests(_ fd: Int32) -> Int32 {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    let floor = Int32(clamping: min(limit.rlim_cur, 1 << 16)) - 200
+    let high = fcntl(fd, F_DUPFD, floor + Int32.random(in: 0..<100))
+    #expect(high >= floor, "no free descriptor number under the limit")
+    close(fd)
+    return high
+}

@@ -28,6 +28,11 @@ import Testing
             #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &first) == 0)
             #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &second) == 0)
             #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &fresh) == 0)
+            // The numbers taken again are far above what other tests' sockets get: with low ones,
+            // the close and `dup2` below can swap out a socket of a test running beside this one
+            // (the likely cause of a listener's "connect failed: Connection refused" in CI).
+            first[0] = movedFarFromOtherTests(first[0])
+            second[0] = movedFarFromOtherTests(second[0])
             let newcomer = ReadinessRecorder()
             var swapped = false
             // Whichever of the two is handled first closes the other and gives its number to a

@@ -91,18 +91,8 @@ import Testing
         var old: [Int32] = [0, 0], fresh: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &old) == 0)
         #expect(socketpair(AF_UNIX, LibC.streamSocket, 0, &fresh) == 0)
-        // The number taken again is far above what other tests' sockets get (the kernel gives the
-        // lowest free number): between its close and the `dup2` below, a test running beside this
-        // one could otherwise open a socket with it, and lose it to the `dup2` or the close after
-        // (or `dup2` fails with EBUSY). The library tests hold up to 2,500 descriptors at once, so
-        // it is taken from just under the process's limit, not from a fixed height.
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        let floor = Int32(clamping: min(limit.rlim_cur, 1 << 16)) - 200
-        let high = fcntl(old[0], F_DUPFD, floor + Int32.random(in: 0..<100))
-        #expect(high >= floor)
-        close(old[0])
-        old[0] = high
+        // The number taken again is far above what other tests' sockets get.
+        old[0] = movedFarFromOtherTests(old[0])
         let descriptors = old + fresh
         let result = AsyncStream.makeStream(of: (newcomerEvents: Int, loopLeftEpoll: Bool).self)
         worker.queue.async {
