@@ -67,7 +67,8 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # demo's document to compare with the server's reader (docs.sh, DocumentReaderTests). nginx (reverse proxy, HTTP/2 and TLS)
 # and haproxy (PROXY protocol v2) stand in front of cat-service in nginx.sh and haproxy.sh; neither
 # is started as a service: the tests run their own on loopback. slowhttptest plays slowloris, slow
-# POST and slow read in slow-clients.sh, which counts the connections left with ss (iproute2).
+# POST and slow read in slow-clients.sh, which counts the connections left with ss (iproute2). gdb prints
+# the stacks of a library test run that hangs (Scripts/bounded-test-run.py).
 # The Python client `websockets` (PyPI, its sync client: version 13 or later) speaks WebSocket to
 # /ws/echo in websocket.sh. The HTTP/2 library `h2` (PyPI) drives the generator's bidirectional
 # example over h2c in test-examples, sending and reading on one stream at once.
@@ -89,13 +90,14 @@ deps:
 	command -v haproxy >/dev/null || missing+=(haproxy); \
 	command -v slowhttptest >/dev/null || missing+=(slowhttptest); \
 	command -v ss >/dev/null || missing+=(iproute2); \
+	command -v gdb >/dev/null || missing+=(gdb); \
 	if (( $${#missing[@]} )); then \
 	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
 	    echo "deps: installing $${missing[*]}"; \
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3 (with PyYAML), chromium, nginx, haproxy, slowhttptest, ss present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3 (with PyYAML), chromium, nginx, haproxy, slowhttptest, ss, gdb present"; \
 	fi; \
 	if ! python3 -c 'import websockets' 2>/dev/null; then \
 	    echo "deps: installing websockets (PyPI)"; \
@@ -173,9 +175,18 @@ test-layers:
 # (WhiskerConfigurationTests). A `swift test` without them reports that those tests did not run.
 MEMORY_SUITES := StreamingTests|DeadlineMemoryTests|FreedMemoryReleaseTests|StaticFilesMemoryTests|RateLimiterMemoryTests
 LIB_TRAITS := TLS,HTTP2,Compression,Configuration
+# Each pass runs the test bundle itself under a watchdog (Scripts/bounded-test-run.py): a test that
+# hangs fails the pass after LIB_TEST_SECONDS (the passes take 16 and 26 s on two cores), naming the
+# tests that had not ended and printing every thread's stack, instead of holding CI until its own
+# limit ends it with nothing to read. The bundle prints Swift Testing's events line by line
+# (--verbose, stdbuf), as `swift test` would run it; the package has no XCTest tests.
+LIB_TEST_SECONDS ?= 900
+unexport LIB_TEST_SECONDS
+LIB_TESTS = Scripts/bounded-test-run.py $(LIB_TEST_SECONDS) -- stdbuf -oL "$$($(SWIFT) build --show-bin-path)"/*PackageTests.xctest --testing-library swift-testing --verbose
 test-lib:
-	$(SWIFT) test --traits $(LIB_TRAITS) --skip '$(MEMORY_SUITES)'
-	$(SWIFT) test --traits $(LIB_TRAITS) --skip-build --no-parallel --filter '$(MEMORY_SUITES)'
+	$(SWIFT) build --build-tests --traits $(LIB_TRAITS)
+	$(LIB_TESTS) --skip '$(MEMORY_SUITES)'
+	$(LIB_TESTS) --no-parallel --filter '$(MEMORY_SUITES)'
 
 # test-budget: allocations per request, counted by package-benchmark's malloc interposer in a
 # nested package (Benchmarks/Allocations, README.md there), for HTTP/1.1 keep-alive, h2c, the

@@ -208,19 +208,19 @@ import WhiskerTesting
     }
 
     @Test func anActiveConnection_IsNotIdle() async throws {
-        // A timeout long enough that a loaded machine's stall of a second does not end it.
-        try await echoServer(limits: WebSocketLimits(idleTimeout: .seconds(3))).withRunning { address in
+        // A timeout long enough that a loaded machine's stall of a few seconds does not end it.
+        try await echoServer(limits: WebSocketLimits(idleTimeout: .seconds(5))).withRunning { address in
             let client = try await TestClient.connect(to: address)
             var (_, rest) = try await handshake(client)
-            // Round trips 100 ms apart, well inside the timeout, that last longer than it in all.
-            for index in 0..<35 {
+            // Round trips 200 ms apart, well inside the timeout, that last longer than it in all.
+            for index in 0..<30 {
                 try await client.send(ClientFrame.text("\(index)"))
                 let clock = ContinuousClock()
                 let start = clock.now
                 let got = try await frames(client, count: 1, startingWith: rest)
                 rest = []
                 #expect(got.first?.1 == Array("\(index)".utf8))
-                try await Task.sleep(until: start + .milliseconds(100))  // paces the client, not a synchronisation
+                try await Task.sleep(until: start + .milliseconds(200))  // paces the client, not a synchronisation
             }
         }
     }

@@ -67,7 +67,7 @@ import WhiskerTesting
         "getOlder": OperationPolicy(deprecatedSince: Date(timeIntervalSince1970: 1_767_225_600), sunset: sunset, deprecationLink: "https://example.com/v2"),
     ]
 
-    /// A server with the document's operations: `/slow` and `/upstream` take 5 s whatever
+    /// A server with the document's operations: `/slow` and `/upstream` take 30 s whatever
     /// happens (ignoring cancellation, as a blocking call would), noting that they were cancelled
     /// and when they end; `/stream` ticks at once and then every 50 ms until cancelled.
     struct Served {
@@ -94,7 +94,7 @@ import WhiskerTesting
             let late: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?) = { _, _, _ in
                 await withTaskCancellationHandler {
                     // Awaiting another task's value does not pass cancellation on.
-                    await Task.detached { try? await Task.sleep(for: .seconds(5)) }.value
+                    await Task.detached { try? await Task.sleep(for: .seconds(30)) }.value
                 } onCancel: {
                     cancelled.fire()
                 }
