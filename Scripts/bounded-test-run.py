@@ -3,13 +3,14 @@
 minutes, saying which tests had not finished and where each thread of the test process waited,
 instead of holding CI until its own time runs out.
 
-    Scripts/bounded-test-run.py SECONDS -- swift test --skip-build --verbose ...
+    Scripts/bounded-test-run.py SECONDS -- stdbuf -oL .build/debug/NAMEPackageTests.xctest \
+        --testing-library swift-testing --verbose [--filter ...]
 
 The command runs in a process group of its own; its output passes through unchanged. It must
-print Swift Testing's verbose events (`--verbose`: "◇ Test X started.", "✔ Test X passed after
+print Swift Testing's verbose events line by line ("◇ Test X started.", "✔ Test X passed after
 ..."), from which the watchdog keeps the tests started and not yet ended. Past SECONDS it prints
-them, the backtraces of every thread of the test process (gdb),
-kills the group and exits with 124. Otherwise it exits with the command's status.
+them and the stacks of every thread of the test process (gdb), kills the group and exits with
+124. Otherwise it exits with the command's status.
 """
 
 import collections
@@ -20,7 +21,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 STARTED = re.compile(r"^◇ (.*) started\.$")
 ENDED = re.compile(r"^[✔✘] (.*?) (?:passed|failed) after ")
@@ -54,7 +54,8 @@ def main() -> int:
     reader.start()
     try:
         status = process.wait(timeout=limit)
-        reader.join()
+        # A process the tests started and left running may hold the output open: not waited for.
+        reader.join(timeout=10)
         return status
     except subprocess.TimeoutExpired:
         pass
@@ -102,6 +103,7 @@ def print_backtraces(pid: int) -> None:
     if demangle is not None:
         stacks = subprocess.run([demangle, "--simplified"], input=stacks, capture_output=True, text=True).stdout
     print(stacks, flush=True)
+
 
 if __name__ == "__main__":
     sys.exit(main())
