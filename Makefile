@@ -257,8 +257,8 @@ test-demo: build-demo test-demo-swift
 	H2SPEC="$(abspath $(H2SPEC))" $(DEMO)/Tests/run-all.sh "$$($(DEMO_TEST_BUILD) --show-bin-path)/cat-service"
 
 # test-dispatch: the library's tests (as test-lib) and the demo's curl suite (as test-demo) on the
-# second I/O backend, a Dispatch read and write source per connection instead of the workers' epoll
-# sets: WHISKER_IO_BACKEND=dispatch is IOBackend.default's override, read by every IOWorker made
+# second I/O backend, a Dispatch source waking each worker's queue instead of the worker's own
+# thread (on Darwin a Dispatch read and write source per connection): WHISKER_IO_BACKEND=dispatch is IOBackend.default's override, read by every IOWorker made
 # without an explicit backend, so the same builds serve (see IOBackend in WhiskerSockets).
 test-dispatch: build-demo
 	WHISKER_IO_BACKEND=dispatch $(MAKE) test-lib

@@ -21,7 +21,9 @@ import Dispatch
 /// connection cannot get it while an old source still watches it; and each event handler checks
 /// that its own registration is still the live one, so nothing is delivered after removal.
 ///
-/// Used only on the worker's queue.
+/// Used only on the worker's queue, by workers on Darwin (kqueue). Linux's workers do not hand
+/// libdispatch their sockets (see ``IOBackend/dispatchSources``); the selector is built there too,
+/// and its tests run there, with no hang-up racing a removal.
 final class DispatchSourceSelector {
     private let queue: DispatchQueue
     private var registrations: [Int32: Registration] = [:]

@@ -17,11 +17,17 @@ import Darwin
 ///   one wake-up handles every descriptor that became ready meanwhile (up to 64 at a time), a
 ///   keep-alive request changes no registration, and a lone request costs one thread wake-up. The
 ///   default on Linux.
-/// - ``dispatchSources``: one `DispatchSourceRead` and one `DispatchSourceWrite` per descriptor,
-///   on the worker's queue, resumed and suspended as the interest changes: the model libdispatch
-///   implements natively with kqueue on Darwin. On Linux each event costs a wake-up of
-///   libdispatch's manager thread and a queue hop per connection, so it is slower there (see the
-///   Performance article for figures); it is the portable path, and a check of the epoll path.
+/// - ``dispatchSources``: no thread of the worker's own; libdispatch wakes the queue. On Darwin,
+///   one `DispatchSourceRead` and one `DispatchSourceWrite` per descriptor, on the worker's queue,
+///   resumed and suspended as the interest changes: the model libdispatch implements natively
+///   with kqueue. On Linux, the worker's epoll set as with ``epoll`` and one `DispatchSourceRead`
+///   on the set's descriptor, whose handler polls the set on the queue: libdispatch never watches
+///   a socket there, because its epoll backend can finalize a source twice, and crash the process,
+///   when a socket's hang-up races the cancellation of its sources (swift-corelibs-libdispatch
+///   #949, #833), and a client that resets causes such a hang-up. Each wake-up passes through
+///   libdispatch's manager thread and a pool thread, so it is slower than ``epoll`` (see the
+///   Performance article for figures); it is the portable path, and a check of the epoll
+///   worker's queue discipline without its thread.
 ///
 /// Choose one per worker (``IOWorker/init(label:backend:)``, ``IOWorkerGroup/init(count:backend:)``)
 /// or for a whole server (`WhiskerServer.Configuration.io.backend`). ``default`` is the platform's

@@ -33,9 +33,10 @@ protocol IOReadinessHandler: AnyObject {
 /// away, its `deinit` wakes the thread through an eventfd in the set, and the thread ends.
 ///
 /// That is the ``IOBackend/epoll`` backend, the default on Linux. With
-/// ``IOBackend/dispatchSources`` the worker has no epoll set and no thread: each descriptor gets a
-/// Dispatch read and write source on the queue instead (see ``IOBackend``); connections see no
-/// difference.
+/// ``IOBackend/dispatchSources`` the worker has no thread of its own: on Darwin each descriptor
+/// gets a Dispatch read and write source on the queue instead; on Linux the worker keeps its epoll
+/// set and one Dispatch read source on the set's descriptor wakes the queue (see ``IOBackend``
+/// for why). Connections see no difference.
 ///
 /// Everything on a worker's queue shares one thread at a time: the connections' parsing and
 /// writing, their timers, and the handler tasks that prefer the queue's ``executor``. A handler
@@ -52,10 +53,14 @@ public final class IOWorker: @unchecked Sendable {
     public let executor: DispatchQueueExecutor
     /// How this worker learns of readiness.
     public let backend: IOBackend
-    /// The epoll set (``IOBackend/epoll``), which the worker's thread waits on.
-    private let selector: EpollSelector?
-    /// The sources of each descriptor (``IOBackend/dispatchSources``).
+    /// The epoll set (``IOBackend/epoll``, and ``IOBackend/dispatchSources`` on Linux), which the
+    /// worker's thread waits on, or libdispatch for ``selectorSource``.
+    let selector: EpollSelector?
+    /// The sources of each descriptor (``IOBackend/dispatchSources`` on Darwin).
     private let dispatchSelector: DispatchSourceSelector?
+    /// The Dispatch read source on the epoll set's descriptor that runs each batch on the queue
+    /// (``IOBackend/dispatchSources`` on Linux).
+    private let selectorSource: (any DispatchSourceRead)?
     // The stored state marked `@exclusivity(unchecked)` lives on one queue (see the type's notes).
     // Release builds do not check exclusive access to it at run time (those checks were 4% of a
     // request's instructions); debug builds, which the tests run, still do (Performance.md).
@@ -106,12 +111,25 @@ public final class IOWorker: @unchecked Sendable {
         self.deadlines = WorkerDeadlines(queue: queue)
         self.backend = backend
         guard backend == .epoll else {
+            #if os(Linux)
+            dispatchSelector = nil
+            syncTarget = nil
+            let selector = try EpollSelector()
+            self.selector = selector
+            let source = Self.source(on: selector, queue: queue)
+            selectorSource = source
+            source.setEventHandler { [weak self] in self?.handleSourceEvent() }
+            source.resume()
+            #else
             selector = nil
             syncTarget = nil
+            selectorSource = nil
             dispatchSelector = DispatchSourceSelector(queue: queue)
+            #endif
             return
         }
         dispatchSelector = nil
+        selectorSource = nil
         let selector = try EpollSelector()
         self.selector = selector
         syncTarget = SyncTarget(queue)
@@ -119,8 +137,38 @@ public final class IOWorker: @unchecked Sendable {
     }
 
     deinit {
-        // The worker's thread finds it gone at its next wait and ends (the epoll set closes with it).
-        selector?.wake()
+        if let selectorSource {
+            // The cancel handler holds the epoll set until libdispatch stops watching it.
+            selectorSource.cancel()
+        } else {
+            // The worker's thread finds it gone at its next wait and ends (the epoll set closes with it).
+            selector?.wake()
+        }
+    }
+
+    /// ``IOBackend/dispatchSources`` on Linux: a Dispatch read source on the epoll set's own
+    /// descriptor, which is readable while anything in the set is ready. libdispatch watches that
+    /// one descriptor for the worker's whole life and never a socket: in its epoll backend a
+    /// socket's hang-up (`EPOLLHUP`) racing the cancellation of its sources can finalize a source
+    /// twice and kill the process (swift-corelibs-libdispatch #949, #833), and any client that
+    /// resets can cause one. An epoll descriptor reports neither hang-ups nor errors.
+    ///
+    /// Its cancel handler holds the epoll set, so the descriptor is closed only once libdispatch
+    /// has let go of it (the worker's `deinit` cancels the source).
+    private static func source(on selector: EpollSelector, queue: DispatchQueue) -> any DispatchSourceRead {
+        let source = DispatchSource.makeReadSource(fileDescriptor: selector.fd, queue: queue)
+        source.setCancelHandler { withExtendedLifetime(selector) {} }
+        return source
+    }
+
+    /// ``selectorSource``'s event: the set has something ready. Polls it without waiting and
+    /// handles what it reports, on the queue. The poll runs after every registration made so far,
+    /// so none of them can be a number's previous socket's (see ``registeredSincePoll``).
+    private func handleSourceEvent() {
+        guard let selector else { return }
+        registeredSincePoll.removeAll(keepingCapacity: true)
+        let count = selector.wait(timeout: 0)
+        if count > 0 { handleBatchOnQueue(count) }
     }
 
     /// Handles the `count` events the worker's thread just waited for, then what is ready

@@ -101,10 +101,13 @@ import Testing
     /// Removal, then the close: no event after the removal, the descriptor still open when it
     /// returns (the sources are not cancelled yet), closed when the callback says so.
     @Test func removal_DeliversNothingAfterwards_AndClosesOnlyOnceBothSourcesAreCancelled() async throws {
-        let worker = try IOWorker(label: "whisker.dispatch-close-test", backend: .dispatchSources)
+        let queue = DispatchQueue(label: "whisker.dispatch-close-test")
+        let selector = DispatchSourceSelector(queue: queue)
         var pair: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &pair) == 0)
         let (fd, peer) = (pair[0], pair[1])
+        // Closed only once the sources are gone: a hang-up racing their cancellation is what
+        // Linux's workers keep from libdispatch (IOBackend.dispatchSources).
         defer { close(peer) }
         let lateEvents = Atomic<Int>(0)
         let removed = Atomic<Bool>(false)
@@ -113,46 +116,117 @@ import Testing
         }
         let socketIdentity = identity(fd)
         let results = AsyncStream.makeStream(of: (openAfterRemoval: Bool, closedAfterCallback: Bool).self)
-        worker.queue.async {
-            try? worker.register(fd, interest: [.read, .write], handler: handler)
+        queue.sync {
+            selector.add(fd, interest: [.read, .write], handler: handler)
             // Readable and writable now: both sources have events on their way to the queue.
             _ = write(peer, "x", 1)
-            worker.queue.async {
-                removed.store(true, ordering: .relaxed)
-                var openAfterRemoval = false
-                worker.deregisterAndClose(fd) {
-                    // Closed: the number names nothing, or (taken at once by a parallel test)
-                    // another socket.
-                    results.continuation.yield((openAfterRemoval, identity(fd) != socketIdentity))
-                }
-                openAfterRemoval = identity(fd) == socketIdentity
+        }
+        queue.sync {
+            removed.store(true, ordering: .relaxed)
+            var openAfterRemoval = false
+            selector.removeAndClose(fd) {
+                // Closed: the number names nothing, or (taken at once by a parallel test)
+                // another socket.
+                results.continuation.yield((openAfterRemoval, identity(fd) != socketIdentity))
             }
+            openAfterRemoval = identity(fd) == socketIdentity
         }
         var iterator = results.stream.makeAsyncIterator()
         let result = try #require(await iterator.next())
-        #expect(result.openAfterRemoval, "still open when deregisterAndClose returns: the sources are not cancelled yet")
+        #expect(result.openAfterRemoval, "still open when removeAndClose returns: the sources are not cancelled yet")
         #expect(result.closedAfterCallback, "closed once both cancel handlers ran")
         // One more hop on the queue: any event still queued for the old sources has had its turn.
-        await withCheckedContinuation { done in worker.queue.async { done.resume() } }
-        #expect(lateEvents.load(ordering: .relaxed) == 0, "no readiness after deregisterAndClose")
-        #expect(await withCheckedContinuation { done in worker.queue.async { done.resume(returning: worker.registeredCount) } } == 0)
+        #expect(queue.sync { selector.count } == 0)
+        #expect(lateEvents.load(ordering: .relaxed) == 0, "no readiness after removeAndClose")
     }
 
     /// Hundreds of registrations made and ended in quick succession, a few at a time, so that
     /// descriptor numbers are reused at once: each handler sees only its own socket's byte and
-    /// nothing after its removal.
-    @Test func manyConnectionsOpenedAndClosed_NeverCrossTheirEvents() async throws {
+    /// nothing after its removal. On the selector itself, and through a worker on the Dispatch
+    /// backend (on Linux: its epoll set, polled by the handler of one Dispatch source).
+    @Test(arguments: [false, true]) func manyConnectionsOpenedAndClosed_NeverCrossTheirEvents(throughAWorker: Bool) async throws {
         let worker = try IOWorker(label: "whisker.dispatch-churn-test", backend: .dispatchSources)
+        let selector = DispatchSourceSelector(queue: worker.queue)
         let outcome = AsyncStream.makeStream(of: (handled: Int, crossed: Int).self)
-        let churn = Churn(worker: worker, total: 400, inFlight: 8) { outcome.continuation.yield($0) }
+        let churn = Churn(total: 400, inFlight: 8, done: { outcome.continuation.yield($0) },
+            register: { fd, handler in
+                if throughAWorker { try? worker.register(fd, interest: .read, handler: handler) }
+                else { selector.add(fd, interest: .read, handler: handler) }
+            },
+            removeAndClose: { fd, then in
+                if throughAWorker { worker.deregisterAndClose(fd, then: then) }
+                else { selector.removeAndClose(fd, then: then) }
+            })
         worker.queue.async { churn.start() }
         var iterator = outcome.stream.makeAsyncIterator()
         let result = try #require(await iterator.next())
         #expect(result.handled == 400)
         #expect(result.crossed == 0, "an event reached a handler that was not its socket's, or came after removal")
-        #expect(await withCheckedContinuation { done in worker.queue.async { done.resume(returning: worker.registeredCount) } } == 0)
+        let registered = await withCheckedContinuation { done in
+            worker.queue.async { done.resume(returning: (worker.registeredCount, churn.unclosed)) }
+        }
+        #expect(registered == (0, 0))
+        withExtendedLifetime(selector) {}
     }
+
+    #if os(Linux)
+    /// On Linux libdispatch never watches a worker's socket (its epoll backend can finalize a
+    /// source twice when a hang-up races the sources' cancellation): a socket registered with a
+    /// worker on the Dispatch backend is in the worker's own epoll set and in no other (the set
+    /// is what libdispatch watches). Read from `/proc/self/fdinfo`, which lists the
+    /// descriptors each epoll set holds.
+    @Test func onLinux_ADispatchWorkersSockets_AreInItsOwnEpollSetOnly() async throws {
+        let worker = try IOWorker(label: "whisker.dispatch-epoll-test", backend: .dispatchSources)
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &pair) == 0)
+        let (fd, peer) = (pair[0], pair[1])
+        let events = AsyncStream.makeStream(of: Bool.self)
+        let handler = ReadinessLog { readiness in events.continuation.yield(readiness.isReadable) }
+        worker.queue.sync { try? worker.register(fd, interest: [.read], handler: handler) }
+        _ = write(peer, "x", 1)
+        var iterator = events.stream.makeAsyncIterator()
+        #expect(await iterator.next() == true, "the byte is reported")
+        let own = try #require(worker.selector?.fd, "a Dispatch worker on Linux has an epoll set")
+        // (Whether libdispatch's set holds the worker's at this moment depends on whether it has
+        // re-armed it since the event: not checked.)
+        #expect(epollSetsWatching(fd) == [own], "the socket is in the worker's set alone, not in libdispatch's")
+        worker.queue.sync { worker.deregisterAndClose(fd) }
+        close(peer)
+    }
+    #endif
 }
+
+#if os(Linux)
+/// The epoll sets of this process that hold `fd`, from each one's `/proc/self/fdinfo` entry
+/// (a `tfd:` line per descriptor it holds).
+private func epollSetsWatching(_ fd: Int32) -> [Int32] {
+    guard let directory = opendir("/proc/self/fd") else { return [] }
+    defer { closedir(directory) }
+    var sets: [Int32] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard let number = Int32(name), contents("/proc/self/fd/" + name, link: true) == "anon_inode:[eventpoll]" else { continue }
+        let holds = contents("/proc/self/fdinfo/" + name).split(separator: "\n").contains { line in
+            line.hasPrefix("tfd:") && line.dropFirst(4).split(separator: " ").first.flatMap { Int32($0) } == fd
+        }
+        if holds { sets.append(number) }
+    }
+    return sets
+}
+
+/// A small file's contents, or where a symbolic link points; empty when it cannot be read.
+private func contents(_ path: String, link: Bool = false) -> String {
+    var bytes = [UInt8](repeating: 0, count: 16384)
+    let count = bytes.withUnsafeMutableBytes { buffer -> Int in
+        if link { return readlink(path, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), buffer.count) }
+        let file = open(path, O_RDONLY)
+        guard file >= 0 else { return 0 }
+        defer { close(file) }
+        return read(file, buffer.baseAddress, buffer.count)
+    }
+    return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+}
+#endif
 
 /// A descriptor's identity (device and inode), empty when it is closed: after a close its number
 /// may already name another test's descriptor.
@@ -161,28 +235,36 @@ private func identity(_ fd: Int32) -> [UInt] {
     return fstat(fd, &info) == 0 ? [UInt(info.st_dev), UInt(info.st_ino)] : []
 }
 
-/// Registers `total` socket pairs on `worker`, `inFlight` at a time; each gets a byte of its own
-/// (its index), and its handler checks it, removes (and closes) its socket, and starts the next.
-/// Used on the worker's queue only.
+/// Registers `total` socket pairs, `inFlight` at a time; each gets a byte of its own (its index),
+/// and its handler checks it, removes (and closes) its socket, closes the peer once that is done,
+/// and starts the next. Used on one queue only.
 private final class Churn: @unchecked Sendable {
-    let worker: IOWorker
     let total: Int
     let inFlight: Int
     let done: ((handled: Int, crossed: Int)) -> Void
+    let register: (Int32, any IOReadinessHandler) -> Void
+    let removeAndClose: (Int32, @escaping () -> Void) -> Void
     var started = 0
     var handled = 0
     var crossed = 0
+    var live = 0
 
-    init(worker: IOWorker, total: Int, inFlight: Int, done: @escaping ((handled: Int, crossed: Int)) -> Void) {
-        self.worker = worker
+    init(total: Int, inFlight: Int, done: @escaping ((handled: Int, crossed: Int)) -> Void,
+         register: @escaping (Int32, any IOReadinessHandler) -> Void,
+         removeAndClose: @escaping (Int32, @escaping () -> Void) -> Void) {
         self.total = total
         self.inFlight = inFlight
         self.done = done
+        self.register = register
+        self.removeAndClose = removeAndClose
     }
 
     func start() {
         for _ in 0..<inFlight { startOne() }
     }
+
+    /// How many of its sockets are not closed yet.
+    var unclosed: Int { live }
 
     private func startOne() {
         guard started < total else { return }
@@ -195,6 +277,7 @@ private final class Churn: @unchecked Sendable {
         }
         let (fd, peer) = (pair[0], pair[1])
         var isLive = true
+        live += 1
         let handler = ReadinessLog { [self] readiness in
             guard isLive, readiness.fd == fd else { crossed += 1; return }
             var byte: UInt8 = 0
@@ -202,12 +285,14 @@ private final class Churn: @unchecked Sendable {
             if count == -1 && errno == EAGAIN { return }
             if count != 1 || byte != UInt8(truncatingIfNeeded: index) { crossed += 1 }
             isLive = false
-            worker.deregisterAndClose(fd)
-            close(peer)
+            removeAndClose(fd) { [self] in
+                close(peer)
+                live -= 1
+            }
             handled += 1
             if handled == total { done((handled, crossed)) } else { startOne() }
         }
-        try? worker.register(fd, interest: .read, handler: handler)
+        register(fd, handler)
         var byte = UInt8(truncatingIfNeeded: index)
         _ = write(peer, &byte, 1)
     }
