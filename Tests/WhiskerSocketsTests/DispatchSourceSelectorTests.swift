@@ -200,31 +200,13 @@ import Testing
 /// The epoll sets of this process that hold `fd`, from each one's `/proc/self/fdinfo` entry
 /// (a `tfd:` line per descriptor it holds).
 private func epollSetsWatching(_ fd: Int32) -> [Int32] {
-    guard let directory = opendir("/proc/self/fd") else { return [] }
-    defer { closedir(directory) }
-    var sets: [Int32] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        guard let number = Int32(name), contents("/proc/self/fd/" + name, link: true) == "anon_inode:[eventpoll]" else { continue }
-        let holds = contents("/proc/self/fdinfo/" + name).split(separator: "\n").contains { line in
+    procEntries("/proc/self/fd").compactMap { name -> Int32? in
+        guard let number = Int32(name), procLink("/proc/self/fd/" + name) == "anon_inode:[eventpoll]" else { return nil }
+        let holds = (procFile("/proc/self/fdinfo/" + name) ?? "").split(separator: "\n").contains { line in
             line.hasPrefix("tfd:") && line.dropFirst(4).split(separator: " ").first.flatMap { Int32($0) } == fd
         }
-        if holds { sets.append(number) }
+        return holds ? number : nil
     }
-    return sets
-}
-
-/// A small file's contents, or where a symbolic link points; empty when it cannot be read.
-private func contents(_ path: String, link: Bool = false) -> String {
-    var bytes = [UInt8](repeating: 0, count: 16384)
-    let count = bytes.withUnsafeMutableBytes { buffer -> Int in
-        if link { return readlink(path, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), buffer.count) }
-        let file = open(path, O_RDONLY)
-        guard file >= 0 else { return 0 }
-        defer { close(file) }
-        return read(file, buffer.baseAddress, buffer.count)
-    }
-    return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
 }
 #endif
 

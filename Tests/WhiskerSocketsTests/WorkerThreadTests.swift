@@ -164,15 +164,7 @@ private func thread(named name: String) async -> Int? {
 
 /// The kernel ids of this process's threads whose name starts with `prefix`.
 private func threads(namedWithPrefix prefix: String) -> [Int] {
-    guard let directory = opendir("/proc/self/task") else { return [] }
-    defer { closedir(directory) }
-    var ids: [Int] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        guard let id = Int(name), threadName(id)?.hasPrefix(prefix) == true else { continue }
-        ids.append(id)
-    }
-    return ids
+    procEntries("/proc/self/task").compactMap(Int.init).filter { threadName($0)?.hasPrefix(prefix) == true }
 }
 
 private func threadName(_ id: Int) -> String? {
@@ -189,16 +181,6 @@ private func syscall(of id: Int) -> String? {
 private func isWaitingInEpoll(_ id: Int) -> Bool {
     let call = syscall(of: id)
     return call == "232" || call == "281"
-}
-
-private func procFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var buffer = [UInt8](repeating: 0, count: 512)
-    let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    guard count > 0 else { return nil }
-    return String(decoding: buffer[0..<count], as: UTF8.self)
 }
 
 /// Checks `condition` every millisecond for up to 10 s: for what the kernel shows and no event
