@@ -148,10 +148,8 @@ public final class IOWorker: @unchecked Sendable {
 
     /// ``IOBackend/dispatchSources`` on Linux: a Dispatch read source on the epoll set's own
     /// descriptor, which is readable while anything in the set is ready. libdispatch watches that
-    /// one descriptor for the worker's whole life and never a socket: in its epoll backend a
-    /// socket's hang-up (`EPOLLHUP`) racing the cancellation of its sources can finalize a source
-    /// twice and kill the process (swift-corelibs-libdispatch #949, #833), and any client that
-    /// resets can cause one. An epoll descriptor reports neither hang-ups nor errors.
+    /// one descriptor for the worker's whole life and never a socket (``IOBackend`` says why); an
+    /// epoll descriptor reports neither hang-ups nor errors.
     ///
     /// Its cancel handler holds the epoll set, so the descriptor is closed only once libdispatch
     /// has let go of it (the worker's `deinit` cancels the source).

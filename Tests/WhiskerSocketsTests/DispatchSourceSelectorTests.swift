@@ -229,7 +229,8 @@ private final class Churn: @unchecked Sendable {
     var started = 0
     var handled = 0
     var crossed = 0
-    var live = 0
+    /// How many of its sockets are not closed yet.
+    private(set) var unclosed = 0
 
     init(total: Int, inFlight: Int, done: @escaping ((handled: Int, crossed: Int)) -> Void,
          register: @escaping (Int32, any IOReadinessHandler) -> Void,
@@ -245,9 +246,6 @@ private final class Churn: @unchecked Sendable {
         for _ in 0..<inFlight { startOne() }
     }
 
-    /// How many of its sockets are not closed yet.
-    var unclosed: Int { live }
-
     private func startOne() {
         guard started < total else { return }
         let index = started
@@ -259,7 +257,7 @@ private final class Churn: @unchecked Sendable {
         }
         let (fd, peer) = (pair[0], pair[1])
         var isLive = true
-        live += 1
+        unclosed += 1
         let handler = ReadinessLog { [self] readiness in
             guard isLive, readiness.fd == fd else { crossed += 1; return }
             var byte: UInt8 = 0
@@ -269,7 +267,7 @@ private final class Churn: @unchecked Sendable {
             isLive = false
             removeAndClose(fd) { [self] in
                 close(peer)
-                live -= 1
+                unclosed -= 1
             }
             handled += 1
             if handled == total { done((handled, crossed)) } else { startOne() }

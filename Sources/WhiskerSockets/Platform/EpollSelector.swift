@@ -22,8 +22,7 @@ private import CWhiskerSystem
 /// Threads: ``add(_:interest:)``, ``modify(_:interest:)`` and ``remove(_:)`` run on the worker's
 /// queue; ``wait(timeout:)`` and ``forEachReady(_:_:)`` on the worker's thread only, or with
 /// ``IOBackend/dispatchSources`` (Linux) on the queue only (they share the ready buffers);
-/// ``wake()`` anywhere. The kernel serializes `epoll_ctl` against
-/// `epoll_wait`.
+/// ``wake()`` anywhere. The kernel serializes `epoll_ctl` against `epoll_wait`.
 final class EpollSelector: @unchecked Sendable {
     // `@unchecked Sendable`: the descriptors are immutable; the ready buffers are used by the
     // worker's thread only (see above), and everything else is a system call on an epoll set.
