@@ -28,7 +28,7 @@ struct ResponseCompression: ServerFeature, ResponseStep {
         guard let type = compressibleType(of: response) else { return response }
         var response = response
         response.head.headerFields.addVary(.acceptEncoding)
-        let accepted = AcceptEncoding(request.headerFields.lazy.filter { $0.name == .acceptEncoding }.map(\.value))
+        let accepted = AcceptEncoding(request.headerFields)
         guard let coding = accepted.preferred(among: settings.codings) else { return response }
         switch response.body.storage {
         case .empty, .switchingProtocols:

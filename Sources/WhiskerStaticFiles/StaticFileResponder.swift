@@ -46,7 +46,7 @@ struct StaticFileResponder: Sendable {
             let siblings = [("br", name + ".br"), ("gzip", name + ".gz")].filter { StaticRoot.regularFile($0.1, in: directory) != nil }
             if !siblings.isEmpty {
                 fields[.vary] = "Accept-Encoding"
-                let accepted = AcceptEncoding(head.headerFields.lazy.filter { $0.name == .acceptEncoding }.map(\.value))
+                let accepted = AcceptEncoding(head.headerFields)
                 if let sibling = accepted.preferred(among: siblings, notBelowIdentity: true, token: \.0) {
                     chosen = sibling.1
                     fields[.contentEncoding] = sibling.0

@@ -34,6 +34,15 @@ import WhiskerHTTP
         #expect(chosen("gzip;q=0.1, *;q=0.5") == .brotli)
     }
 
+    @Test func anyCodingIsWeighedByItsToken() {
+        // What a module that adds a coding relies on: the parser knows no list of codings.
+        let field = AcceptEncoding(["dcb;q=0.9, Zstd, br;q=0.5"])
+        #expect(field.preferred(among: ["br", "dcb", "zstd"]) { $0 } == "zstd")
+        #expect(field.preferred(among: ["br", "dcb"]) { $0 } == "dcb")
+        #expect(field.preferred(among: ["compress"]) { $0 } == nil)
+        #expect(AcceptEncoding(["x-gzip;q=0.4, br;q=0.3"]).preferred(among: ["br", "gzip"]) { $0 } == "gzip")
+    }
+
     @Test func severalFields_AreOneList() {
         #expect(chosen("gzip;q=0.2", "br;q=0.1") == .gzip)
         #expect(chosen("deflate", "br") == .brotli)
