@@ -24,7 +24,7 @@ let package = Package(
     traits: [
         .trait(name: "TLS", description: "HTTPS and mutual TLS through OpenSSL (WhiskerTLS; Debian: libssl-dev)."),
         .trait(name: "HTTP2", description: "HTTP/2, h2c and h2 over TLS, through libnghttp2 (WhiskerHTTP2; Debian: libnghttp2-dev)."),
-        .trait(name: "Compression", description: "gzip and Brotli responses, gzip and deflate uploads (WhiskerCompression; zlib and Brotli)."),
+        .trait(name: "Compression", description: "zstd, Brotli and gzip responses, zstd, gzip and deflate uploads (WhiskerCompression; libzstd, zlib and Brotli)."),
         .trait(name: "Lifecycle", description: "WhiskerServer as a swift-service-lifecycle Service (WhiskerLifecycle)."),
         .trait(name: "Observability", description: "Metrics and tracing with OpenTelemetry names, through swift-metrics and swift-distributed-tracing (WhiskerObservability)."),
         .trait(name: "Configuration", description: "WhiskerServer.Configuration from environment variables and JSON or YAML files, through swift-configuration (WhiskerConfiguration)."),
@@ -64,6 +64,8 @@ let package = Package(
         // zlib and the Brotli encoder from the system (Debian: zlib1g-dev, libbrotli-dev).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
+        // Zstandard from the system (Debian: libzstd-dev): responses and uploads.
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         // The Brotli decoder, for the compression tests only.
         .systemLibrary(name: "CBrotliDecoder", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
         .target(name: "WhiskerSockets", dependencies: ["CWhiskerSystem"]),
@@ -212,10 +214,10 @@ let package = Package(
         // CORS: preflights answered before routing and every response's fields, through the
         // core's hooks (EarlyAnswer, ResponseStep).
         .target(name: "WhiskerCORS", dependencies: ["WhiskerCore", .product(name: "HTTPTypes", package: "swift-http-types"), .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"]))]),
-        // Response compression (gzip, br) through the core's ResponseCoding hook; off until configured.
+        // Response compression (zstd, br, gzip) and upload decoding through the core's hooks; off until configured.
         .target(
             name: "WhiskerCompression",
-            dependencies: ["WhiskerCore", "CZlib", "CBrotli", .product(name: "HTTPTypes", package: "swift-http-types"), .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"]))]
+            dependencies: ["WhiskerCore", "CZlib", "CBrotli", "CZstd", .product(name: "HTTPTypes", package: "swift-http-types"), .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"]))]
         ),
         // Metrics and tracing (OpenTelemetry names) as a RequestObserver: its own module, so that a
         // server that observes nothing builds and links none of swift-metrics and swift-distributed-tracing.
@@ -288,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "WhiskerCompressionTests",
             dependencies: [
-                "WhiskerCompression", "WhiskerCore", "WhiskerTesting", "CZlib", "CBrotliDecoder",
+                "WhiskerCompression", "WhiskerCore", "WhiskerTesting", "CZlib", "CBrotliDecoder", "CZstd",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -28,6 +28,7 @@
 #   emoji100-c64       GET /api/emoji?count=100 (400 bytes of text), 64 conns, identity     req/s, CPU/request, bytes/response
 #   emoji100-gzip-c64  the same with Accept-Encoding: gzip (Whisker and Vapor compress; Hummingbird has no compression here)
 #   emoji100-br-c64    the same with Accept-Encoding: br (Whisker only)
+#   emoji100-zstd-c64  the same with Accept-Encoding: zstd (Whisker only)
 #
 # Then bench-h2.sh (unless BENCH_H2=0) measures the same servers where they speak HTTP/2 (all but
 # the floor and Vapor), into this run's folder; and the report: the per-layer table (layers-table.sh:
@@ -45,7 +46,7 @@
 #   BENCH_DURATION=5        seconds of load per scenario
 #   BENCH_WARMUP=1          seconds of warm-up load before each scenario (0: none)
 #   BENCH_SERVERS="floor nginx whisker-plain whisker whisker-validating cat-service hummingbird vapor"
-#   BENCH_SCENARIOS="emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64"
+#   BENCH_SCENARIOS="emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64 emoji100-zstd-c64"
 #                           (set: every server runs these, where it can; unset: the layer rows run three)
 #   BENCH_H2=1              0: no HTTP/2 part (bench-h2.sh), so no h2 columns in the layer table
 #   BENCH_SERVER_CPU=0 BENCH_CLIENT_CPU=1   the cores for the server and for wrk
@@ -63,7 +64,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 DURATION=${BENCH_DURATION:-5}
 WARMUP=${BENCH_WARMUP:-1}
 read -r -a SERVERS <<<"${BENCH_SERVERS:-floor nginx whisker-plain whisker whisker-validating cat-service hummingbird vapor}"
-read -r -a SCENARIO_NAMES <<<"${BENCH_SCENARIOS:-emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64}"
+read -r -a SCENARIO_NAMES <<<"${BENCH_SCENARIOS:-emoji-c64 emoji-c1 emoji3-c64 clip-c8 churn-c64 emoji100-c64 emoji100-gzip-c64 emoji100-br-c64 emoji100-zstd-c64}"
 # The per-layer table's HTTP/1.1 scenarios: what its rows run when BENCH_SCENARIOS is not set.
 LAYER_SCENARIOS="emoji-c64 emoji3-c64 emoji-c1"
 H2=${BENCH_H2:-1}
@@ -100,6 +101,7 @@ declare -A SCENARIO=(
     [emoji100-c64]="64|/api/emoji?count=100|"
     [emoji100-gzip-c64]="64|/api/emoji?count=100|Accept-Encoding: gzip"
     [emoji100-br-c64]="64|/api/emoji?count=100|Accept-Encoding: br"
+    [emoji100-zstd-c64]="64|/api/emoji?count=100|Accept-Encoding: zstd"
 )
 for s in "${SCENARIO_NAMES[@]}"; do [[ -n ${SCENARIO[$s]:-} ]] || die "unknown scenario '$s'"; done
 declare -A PORT_OFFSET=([whisker]=1 [hummingbird]=2 [vapor]=3 [whisker-validating]=4 [whisker-dispatch]=5
@@ -282,7 +284,7 @@ check_server() {
     [[ $runs == *" emoji100-"* ]] || return 0
     # Which codings the compression scenarios get from this server (the table is only fair read with this).
     local coding codings=""
-    for coding in gzip br; do
+    for coding in gzip br zstd; do
         got=$(curl -sS -D - -o /dev/null --max-time 5 -H "Accept-Encoding: $coding" "http://$HOST:$port/api/emoji?count=100" |
             tr -d '\r' | awk -F': ' 'tolower($1) == "content-encoding" { print $2 }')
         codings+=" $coding: ${got:-identity};"
@@ -534,6 +536,9 @@ table=$out/table.md
             row("emoji100-br-c64", "rps", "… with `Accept-Encoding: br`: req/s")
             row("emoji100-br-c64", "cpu_us_per_req", "… server CPU per request (µs)")
             row("emoji100-br-c64", "bytes_per_req", "… bytes per response (head and body)")
+            row("emoji100-zstd-c64", "rps", "… with `Accept-Encoding: zstd`: req/s")
+            row("emoji100-zstd-c64", "cpu_us_per_req", "… server CPU per request (µs)")
+            row("emoji100-zstd-c64", "bytes_per_req", "… bytes per response (head and body)")
             row("server", "peak_rss_mb", "peak RSS under load, VmHWM (MiB)")
             row("server", "idle_rss_mb", "idle RSS, VmRSS after start (MiB)")
             row("build", "clean_build_s", "clean release build (s)")

@@ -38,7 +38,7 @@ allowed = {
     "OpenAPIWhisker": {"WhiskerCore", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
-    "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "HTTPTypes", "WhiskerConfiguration"},
+    "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "CZstd", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerHealth": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
     # Files beside the API, through the fallback of the core and the file region of a response body.
@@ -57,14 +57,14 @@ forbidden_imports = {
     "WhiskerHTTP": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "Logging", "Dispatch"},
     # No Foundation: SHA-1 and base64 for the handshake are its own.
     "WhiskerWebSocket": {"Foundation", "FoundationEssentials", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2"},
-    "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
+    "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli", "CZstd"},
     # Files are served from the seams of the core alone: no TLS, HTTP/2 or compression of their own.
-    "WhiskerStaticFiles": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli", "Foundation", "FoundationEssentials"},
+    "WhiskerStaticFiles": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli", "CZstd", "Foundation", "FoundationEssentials"},
     # The document engine is I/O-free and knows neither the runtime nor the transport.
     "OpenAPIWhiskerDocument": {"OpenAPIWhisker", "OpenAPIRuntime", "WhiskerTLS", "WhiskerHTTP2", "Dispatch"},
     # The middlewares know the runtime and the document, not the transport that serves them.
     "OpenAPIWhiskerPolicies": {"OpenAPIWhisker", "WhiskerTLS", "WhiskerHTTP2"},
-    "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli"},
+    "HTTP1OnlyExample": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli", "CZstd"},
     # No Foundation: a user'"'"'s build runs it, and builds it first. (Whisker is not listed: the file
     # it writes says `import Whisker`, a line of a string literal; its row above allows no dependency.)
     "WhiskerEmbedDocumentTool": {"Foundation", "FoundationEssentials", "WhiskerCore", "OpenAPIWhiskerDocument"},
@@ -198,7 +198,7 @@ sys.exit(1 if breaches else 0)
 '
 
 if [[ $# -ge 1 ]]; then
-    linked=$(ldd "$1" | grep -E 'lib(ssl|crypto|nghttp2|brotlienc|brotlidec|brotlicommon|z)\.' || true)
+    linked=$(ldd "$1" | grep -E 'lib(ssl|crypto|nghttp2|brotlienc|brotlidec|brotlicommon|z|zstd)\.' || true)
     if [[ -n $linked ]]; then
         echo "check-layers: $1 (HTTP/1.1 only, no traits) links TLS, HTTP/2 or compression libraries:"
         echo "$linked"
@@ -212,4 +212,4 @@ if [[ $# -ge 1 ]]; then
         fi
     done
 fi
-echo "check-layers: module dependencies, imports and folder sizes match the layer map, Linux-only calls stay in Sources/WhiskerSockets/Platform/ and the C library is imported only under #if canImport${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2, zlib or Brotli and holds no code of the modules its traits leave out}"
+echo "check-layers: module dependencies, imports and folder sizes match the layer map, Linux-only calls stay in Sources/WhiskerSockets/Platform/ and the C library is imported only under #if canImport${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2, zlib, Brotli or libzstd and holds no code of the modules its traits leave out}"

@@ -62,6 +62,7 @@ load 40000 64 /api/emoji
 load 20000 64 '/api/emoji?count=3'
 load 4000 64 '/api/emoji?count=100' 'accept-encoding: br'
 load 4000 64 '/api/emoji?count=100' 'accept-encoding: gzip'
+load 4000 64 '/api/emoji?count=100' 'accept-encoding: zstd'
 load 400 8 /api/clip
 at_most "peak RSS (VmHWM) after the load" "$(status_kib VmHWM)" "$MAX_PEAK_RSS_KIB"
 

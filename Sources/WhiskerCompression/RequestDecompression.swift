@@ -5,13 +5,15 @@ public import WhiskerCore
 /// ``WhiskerCore/WhiskerServer/Configuration/requestDecompression`` to turn it on (it is off by
 /// default: bodies then reach handlers as they came, `Content-Encoding` and all).
 ///
-///     configuration.requestDecompression = RequestDecompressionSettings()   // gzip and deflate, at most 200:1
+///     configuration.requestDecompression = RequestDecompressionSettings()   // zstd, gzip and deflate, at most 200:1
 ///
-/// A request with `Content-Encoding: gzip` (or `x-gzip`) or `deflate` (zlib's format, or raw
-/// deflate as some clients send it) is decoded as its handler reads: the handler sees the decoded
-/// bytes, and neither `Content-Encoding` nor `Content-Length` (the body's decoded length is not
-/// known before). Memory stays bounded whatever the body expands to: zlib's state and one 64 KiB
-/// piece at a time. Refused, with the connection answering for the handler:
+/// A request with `Content-Encoding: zstd`, `gzip` (or `x-gzip`) or `deflate` (zlib's format, or
+/// raw deflate as some clients send it) is decoded as its handler reads: the handler sees the
+/// decoded bytes, and neither `Content-Encoding` nor `Content-Length` (the body's decoded length is
+/// not known before). Memory stays bounded whatever the body expands to: the decoder's state and
+/// one 64 KiB piece at a time. The decoder's state is zlib's 32 KiB window, or for zstd the window
+/// the body's frame names, at most 8 MiB (RFC 8878's limit for HTTP; a frame that names a larger
+/// one does not decode). Refused, with the connection answering for the handler:
 /// - a coding it does not decode, or several codings: `415 Unsupported Media Type`, before the
 ///   handler runs;
 /// - more decoded bytes than the route's limit (``/WhiskerCore/RequestBodyLimit``, by default the
@@ -24,14 +26,14 @@ public struct RequestDecompressionSettings: Sendable, Equatable {
     /// zeros) to a few hundred, while a bomb is near deflate's limit, about 1000:1.
     public var maxRatio: Int
 
-    /// Decodes gzip and deflate, up to `maxRatio` decoded bytes per coded byte.
+    /// Decodes zstd, gzip and deflate, up to `maxRatio` decoded bytes per coded byte.
     public init(maxRatio: Int = 200) {
         self.maxRatio = max(1, maxRatio)
     }
 }
 
 extension WhiskerServer.Configuration {
-    /// Request body decompression (`Content-Encoding: gzip` or `deflate`); `nil` (the default) for
+    /// Request body decompression (`Content-Encoding: zstd`, `gzip` or `deflate`); `nil` (the default) for
     /// none. See ``RequestDecompressionSettings``.
     ///
     ///     configuration.requestDecompression = RequestDecompressionSettings()
@@ -41,7 +43,7 @@ extension WhiskerServer.Configuration {
     }
 }
 
-/// The core's ``RequestDecoding`` hook, for gzip and deflate through zlib's inflate.
+/// The core's ``RequestDecoding`` hook: gzip and deflate through zlib's inflate, zstd through libzstd.
 struct RequestDecompression: ServerFeature, RequestDecoding {
     let settings: RequestDecompressionSettings
 
@@ -50,13 +52,14 @@ struct RequestDecompression: ServerFeature, RequestDecoding {
     var maxRatio: Int? { settings.maxRatio }
 
     func supports(_ coding: String) -> Bool {
-        coding == "gzip" || coding == "x-gzip" || coding == "deflate"
+        coding == "gzip" || coding == "x-gzip" || coding == "deflate" || coding == "zstd"
     }
 
     func decoder(for coding: String) -> (any RequestBodyDecoder)? {
         switch coding {
         case "gzip", "x-gzip": InflateDecoder(format: .gzip)
         case "deflate": InflateDecoder(format: .deflate)
+        case "zstd": ZstdDecoder()
         default: nil
         }
     }

@@ -18,6 +18,9 @@ struct ResponseCompression: ServerFeature, ResponseStep {
         guard (0...11).contains(settings.brotliQuality) else {
             throw WhiskerServerError("configuration.compression: brotliQuality must be 0...11, got \(settings.brotliQuality)")
         }
+        guard (1...19).contains(settings.zstdLevel) else {
+            throw WhiskerServerError("configuration.compression: zstdLevel must be 1...19, got \(settings.zstdLevel)")
+        }
     }
 
     func apply(to response: inout Response, for request: HTTPRequest, requestID: String?) {

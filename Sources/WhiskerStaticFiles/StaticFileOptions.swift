@@ -17,8 +17,9 @@ public struct StaticFileOptions: Sendable {
     /// (RFC 8615: ACME challenges, `security.txt`) by default. Only the name itself: a dotfile
     /// inside `.well-known` is still refused.
     public var allowedDotNames: Set<String>
-    /// Whether a file's precompressed siblings (`app.js.br`, `app.js.gz`) answer for it when the
-    /// request's `Accept-Encoding` takes their coding; `true` by default. The response says
+    /// Whether a file's precompressed siblings (`app.js.br`, `app.js.zst`, `app.js.gz`, preferred in
+    /// that order when the client weighs them alike) answer for it when the request's
+    /// `Accept-Encoding` takes their coding; `true` by default. The response says
     /// `Content-Encoding` and `Vary: Accept-Encoding`, ranges apply to the bytes sent, and the
     /// compression feature leaves it as it is.
     public var servesPrecompressed: Bool
@@ -40,7 +41,7 @@ public struct StaticFileOptions: Sendable {
     ///   - cacheControl: The `Cache-Control` of every file, or `nil`.
     ///   - servesDotfiles: Whether names starting with `.` are served.
     ///   - allowedDotNames: Names starting with `.` served even so.
-    ///   - servesPrecompressed: Whether `.br` and `.gz` siblings answer.
+    ///   - servesPrecompressed: Whether `.br`, `.zst` and `.gz` siblings answer.
     ///   - contentTypes: Media types by extension, over the built-in table.
     ///   - defaultContentType: The media type of an unknown extension.
     ///   - maxPathLength: The longest request path looked up.

@@ -43,7 +43,7 @@ struct StaticFileResponder: Sendable {
         fields[.contentType] = ContentTypes.type(of: name, overrides: options.contentTypes, fallback: options.defaultContentType)
         var chosen = name
         if options.servesPrecompressed {
-            let siblings = [("br", name + ".br"), ("gzip", name + ".gz")].filter { StaticRoot.regularFile($0.1, in: directory) != nil }
+            let siblings = [("br", name + ".br"), ("zstd", name + ".zst"), ("gzip", name + ".gz")].filter { StaticRoot.regularFile($0.1, in: directory) != nil }
             if !siblings.isEmpty {
                 fields[.vary] = "Accept-Encoding"
                 let accepted = AcceptEncoding(head.headerFields)

@@ -14,8 +14,8 @@ extension WhiskerServer {
     /// file with its media type by extension, a strong `ETag` (inode, size, modification time)
     /// and `Last-Modified`, conditional requests (304, 412) and one byte range (206, 416,
     /// `If-Range`); a directory by its index file (`index.html`), and a directory asked for
-    /// without its slash by a 301 to the slash (the query kept); a precompressed `.br` or `.gz`
-    /// sibling when `Accept-Encoding` takes it. Over cleartext HTTP/1.1 the bytes go from the
+    /// without its slash by a 301 to the slash (the query kept); a precompressed `.br`, `.zst` or
+    /// `.gz` sibling when `Accept-Encoding` takes it. Over cleartext HTTP/1.1 the bytes go from the
     /// file to the socket with `sendfile(2)`; over TLS and HTTP/2 they are read in 64 KiB chunks
     /// as the client takes them.
     ///

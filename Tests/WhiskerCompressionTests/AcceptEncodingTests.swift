@@ -43,6 +43,17 @@ import WhiskerHTTP
         #expect(AcceptEncoding(["x-gzip;q=0.4, br;q=0.3"]).preferred(among: ["br", "gzip"]) { $0 } == "gzip")
     }
 
+    @Test func zstd_ByWeight_AndByTheServersOrder() {
+        // What Chrome 123+ sends: all at 1, so the server's order decides.
+        let browser = AcceptEncoding(["gzip, deflate, br, zstd"])
+        #expect(browser.preferred(among: [.zstd, .brotli, .gzip]) == .zstd)
+        #expect(browser.preferred(among: [.brotli, .zstd, .gzip]) == .brotli)
+        #expect(AcceptEncoding(["br;q=0.9, zstd;q=0.8"]).preferred(among: [.zstd, .brotli, .gzip]) == .brotli)
+        #expect(AcceptEncoding(["zstd;q=0, br"]).preferred(among: [.zstd, .brotli, .gzip]) == .brotli)
+        #expect(AcceptEncoding(["zstd"]).preferred(among: [.brotli, .gzip]) == nil, "not offered by the server")
+        #expect(AcceptEncoding(["ZSTD"]).preferred(among: [.zstd]) == .zstd)
+    }
+
     @Test func severalFields_AreOneList() {
         #expect(chosen("gzip;q=0.2", "br;q=0.1") == .gzip)
         #expect(chosen("deflate", "br") == .brotli)

@@ -25,12 +25,15 @@ import WhiskerTesting
         return server
     }
 
-    /// A level zlib or Brotli does not take is a startup error naming it, not a crash; the
-    /// extremes they take start.
-    @Test(arguments: [(0, 4, "gzipLevel must be 1...9, got 0"), (6, 12, "brotliQuality must be 0...11, got 12"), (9, 11, nil), (1, 0, nil)] as [(Int, Int, String?)])
-    func levelsOutOfRange_AreStartupErrors(gzip: Int, brotli: Int, error expected: String?) async throws {
+    /// A level zlib, Brotli or libzstd does not take (or, for zstd, one whose window browsers
+    /// refuse) is a startup error naming it, not a crash; the extremes they take start.
+    @Test(arguments: [
+        (0, 4, 3, "gzipLevel must be 1...9, got 0"), (6, 12, 3, "brotliQuality must be 0...11, got 12"),
+        (6, 4, 0, "zstdLevel must be 1...19, got 0"), (6, 4, 20, "zstdLevel must be 1...19, got 20"), (9, 11, 19, nil), (1, 0, 1, nil),
+    ] as [(Int, Int, Int, String?)])
+    func levelsOutOfRange_AreStartupErrors(gzip: Int, brotli: Int, zstd: Int, error expected: String?) async throws {
         var settings = CompressionSettings()
-        (settings.gzipLevel, settings.brotliQuality) = (gzip, brotli)
+        (settings.gzipLevel, settings.brotliQuality, settings.zstdLevel) = (gzip, brotli, zstd)
         let server = makeTestServer { $0.compression = settings }
         guard let expected else {
             try await server.withRunning { _ in }
@@ -57,6 +60,19 @@ import WhiskerTesting
             let revalidated = try await client.readResponse()
             #expect(revalidated.status == 304)
             #expect(revalidated.body.isEmpty)
+        }
+    }
+
+    @Test(arguments: ContentCoding.allCases)
+    func aBodyInMemory_LeavesInTheCodingAskedFor_WithItsCodedLength(coding: ContentCoding) async throws {
+        try await server().withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            try await client.send("GET /text HTTP/1.1\r\nHost: x\r\nAccept-Encoding: \(coding.token)\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.header("Content-Encoding") == coding.token)
+            #expect(response.header("Content-Length") == "\(response.body.count)")
+            #expect(response.body.count < Self.text.utf8.count / 5)
+            #expect(try String(decoding: coding.decode(response.body), as: UTF8.self) == Self.text)
         }
     }
 

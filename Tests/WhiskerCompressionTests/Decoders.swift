@@ -1,12 +1,13 @@
 import CBrotliDecoder
 import CZlib
+import CZstd
 @testable import WhiskerCompression
 
 /// Decodes a coded stream piece by piece, as a client does while it arrives: ``decode(_:)`` returns
 /// whatever the piece makes decodable, so a flushed chunk must come out whole at once.
 protocol IncrementalDecoder: AnyObject {
     func decode(_ bytes: [UInt8]) throws -> [UInt8]
-    /// Whether the coded stream has ended properly (gzip trailer, Brotli last block).
+    /// Whether the coded stream has ended properly (gzip trailer, Brotli last block, zstd frame end).
     var isFinished: Bool { get }
 }
 
@@ -17,6 +18,7 @@ extension ContentCoding {
         switch self {
         case .gzip: try GzipDecoder()
         case .brotli: try BrotliDecoder()
+        case .zstd: try ZstdStreamDecoder()
         }
     }
 
@@ -97,6 +99,40 @@ final class BrotliDecoder: IncrementalDecoder {
                 default: throw DecodingError()
                 }
             }
+        }
+        return output
+    }
+}
+
+/// libzstd's own streaming decoder, the way a browser reads a `zstd` body as it arrives.
+final class ZstdStreamDecoder: IncrementalDecoder {
+    private let context: OpaquePointer
+    private(set) var isFinished = false
+
+    init() throws {
+        guard let context = ZSTD_createDCtx() else { throw DecodingError() }
+        self.context = context
+    }
+
+    deinit { ZSTD_freeDCtx(context) }
+
+    func decode(_ bytes: [UInt8]) throws -> [UInt8] {
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        try bytes.withUnsafeBufferPointer { source in
+            var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+            repeat {
+                var produced = 0
+                let result = buffer.withUnsafeMutableBufferPointer { out in
+                    var target = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                    defer { produced = target.pos }
+                    return ZSTD_decompressStream(context, &target, &input)
+                }
+                guard ZSTD_isError(result) == 0 else { throw DecodingError() }
+                output += buffer[..<produced]
+                isFinished = result == 0
+                if produced < buffer.count && input.pos == input.size { break }
+            } while true
         }
         return output
     }

@@ -1,4 +1,5 @@
 import CZlib
+import CZstd
 import HTTPTypes
 import Testing
 @testable import WhiskerCompression
@@ -80,6 +81,55 @@ import WhiskerTesting
         }
     }
 
+    /// `bytes` as one zstd frame at `level`, with a window of 2^`windowLog` named in its header
+    /// (`nil`: the frame states its length, and libzstd sizes the window to it).
+    static func zstd(_ bytes: [UInt8], level: Int32 = 3, windowLog: Int32? = nil) -> [UInt8] {
+        let context = ZSTD_createCCtx()
+        defer { ZSTD_freeCCtx(context) }
+        _ = ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
+        var output = [UInt8](repeating: 0, count: ZSTD_compressBound(bytes.count) + 64)
+        var produced = 0
+        bytes.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+                var out = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
+                if let windowLog {
+                    // Streamed, its length unknown: the header names the window as set.
+                    _ = ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, windowLog)
+                    _ = ZSTD_compressStream2(context, &out, &input, ZSTD_e_continue)
+                }
+                while ZSTD_compressStream2(context, &out, &input, ZSTD_e_end) > 0 {}
+                produced = out.pos
+            }
+        }
+        return Array(output[..<produced])
+    }
+
+    @Test func zstd_DecodedAsTheHandlerReads_OneFrameOrSeveral() async throws {
+        let half = Self.text.count / 2
+        let frames = Self.zstd(Array(Self.text[..<half]), level: 1) + Self.zstd(Array(Self.text[half...]), level: 19)
+        try await server().withRunning { address in
+            let client = try await TestClient.connect(to: address)
+            for (coded, chunked) in [(Self.zstd(Self.text), false), (Self.zstd(Self.text), true), (frames, false), (frames, true)] {
+                let response = try await post(client, coding: "zstd", coded, chunked: chunked)
+                #expect(response.text == "\(Self.text.count) \(Self.textSum) - -", "\(coded.count) coded bytes, chunked \(chunked)")
+            }
+        }
+    }
+
+    @Test func zstd_AFrameNamingAWindowOver8MiB_DoesNotDecode_OneOf8MiBDoes() async throws {
+        // A few bytes can name a 16 MiB window: refused before anything that size is allocated,
+        // while 8 MiB, what RFC 8878 asks an HTTP recipient to decode, is read.
+        try await server().withRunning { address in
+            var client = try await TestClient.connect(to: address)
+            var response = try await post(client, coding: "zstd", Self.zstd(Self.text, windowLog: 24))
+            #expect(response.status == 400 && response.text.contains("window larger than the 8 MiB"), "\(response.text)")
+            client = try await TestClient.connect(to: address)
+            response = try await post(client, coding: "zstd", Self.zstd(Self.text, windowLog: 23))
+            #expect(response.text == "\(Self.text.count) \(Self.textSum) - -")
+        }
+    }
+
     @Test func offByDefault_TheBodyArrivesAsItCame() async throws {
         let coded = Self.deflated(Self.text, windowBits: 15 + 16)
         try await server { $0.requestDecompression = nil }.withRunning { address in
@@ -89,7 +139,7 @@ import WhiskerTesting
         }
     }
 
-    @Test(arguments: ["br", "zstd", "gzip, gzip", "compress"])
+    @Test(arguments: ["br", "zstd, gzip", "gzip, gzip", "compress"])
     func unknownOrSeveralCodings_Get415(_ coding: String) async throws {
         try await server().withRunning { address in
             let client = try await TestClient.connect(to: address)
@@ -113,14 +163,20 @@ import WhiskerTesting
         }
     }
 
-    @Test func bytesThatDoNotDecode_AndACutStream_Get400() async throws {
-        let coded = Self.deflated(Self.text, windowBits: 15 + 16)
+    /// `bytes` in `coding` ("gzip" or "zstd").
+    static func coded(_ bytes: [UInt8], _ coding: String) -> [UInt8] {
+        coding == "zstd" ? zstd(bytes) : deflated(bytes, windowBits: 15 + 16)
+    }
+
+    @Test(arguments: ["gzip", "zstd"])
+    func bytesThatDoNotDecode_AndACutStream_Get400(_ coding: String) async throws {
+        let coded = Self.coded(Self.text, coding)
         try await server().withRunning { address in
             var client = try await TestClient.connect(to: address)
-            var response = try await post(client, coding: "gzip", Array("not gzip at all".utf8))
+            var response = try await post(client, coding: coding, Array("not \(coding) at all".utf8))
             #expect(response.status == 400 && response.text.contains("does not decode"), "\(response.text)")
             client = try await TestClient.connect(to: address)
-            response = try await post(client, coding: "gzip", Array(coded.prefix(coded.count / 2)))
+            response = try await post(client, coding: coding, Array(coded.prefix(coded.count / 2)))
             #expect(response.status == 400 && response.text.contains("ends before its coding does"), "\(response.text)")
         }
     }
@@ -134,13 +190,14 @@ import WhiskerTesting
         }
     }
 
-    @Test func aBomb_IsRefusedByTheRatio_AfterItsFirstMiB() async throws {
-        // 64 MiB of zeros, about 64 KiB coded: 1000:1.
-        let bomb = Self.deflated([UInt8](repeating: 0, count: 64 << 20), windowBits: 15 + 16)
+    @Test(arguments: ["gzip", "zstd"])
+    func aBomb_IsRefusedByTheRatio_AfterItsFirstMiB(_ coding: String) async throws {
+        // 64 MiB of zeros: about 64 KiB as gzip (1000:1), 2 KiB as zstd (30,000:1).
+        let bomb = Self.coded([UInt8](repeating: 0, count: 64 << 20), coding)
         try await server { $0.limits.maxRequestBodySize = nil }.withRunning { address in
             let client = try await TestClient.connect(to: address)
-            let response = try await post(client, coding: "gzip", bomb)
-            #expect(response.status == 413 && response.text.contains("more than 200 times its coded size"), "\(response.text)")
+            let response = try await post(client, coding: coding, bomb)
+            #expect(response.status == 413 && response.text.contains("more than 200 times its coded size"), "\(bomb.count) bytes: \(response.text)")
         }
     }
 }

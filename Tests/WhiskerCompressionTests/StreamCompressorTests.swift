@@ -1,3 +1,4 @@
+import CZstd
 import Testing
 @testable import WhiskerCompression
 
@@ -46,6 +47,43 @@ import Testing
         }
         coded += try compressor.finish()
         #expect(try coding.decode(coded) == body)
+    }
+
+    /// What libzstd holds for one open body after three events (`ZSTD_sizeof_CCtx`: its window,
+    /// buffers and tables): an event stream's compressor about as small as gzip's, and a stream of
+    /// unknown length far under the 1.7 MB level 3 takes with libzstd's tables (768 KiB) and a
+    /// window of 128 KiB.
+    @Test(arguments: [(nil, true, 48 << 10), (nil, false, 400 << 10), (Int64(400), false, 48 << 10)] as [(Int64?, Bool, Int)])
+    func zstd_ACompressorsMemory_FollowsItsBody(length: Int64?, eventStream: Bool, budget: Int) throws {
+        let compressor = try #require(try ContentCoding.zstd.compressor(for: length, settings: CompressionSettings(), eventStream: eventStream) as? ZstdCompressor)
+        for event in ["id: 1\ndata: 🐱\n\n", "id: 2\ndata: 😹\n\n", "id: 3\ndata: 😻\n\n"] {
+            _ = try compressor.compress(Array(event.utf8)[...])
+        }
+        #expect(compressor.memorySize <= budget, "\(compressor.memorySize) bytes")
+    }
+
+    @Test func zstd_AWindowBrowsersRefuse_IsNeverNamed() throws {
+        // RFC 8878: a recipient need not decode a window over 8 MiB. The largest level with a body
+        // of unknown length, then one of 1 GiB declared, name at most 2 MiB.
+        var settings = CompressionSettings()
+        settings.zstdLevel = 19
+        for length in [nil, Int64(1) << 30] {
+            let compressor = try ContentCoding.zstd.compressor(for: length, settings: settings)
+            var frame = try compressor.compress(Array(repeating: 7, count: 1000)[...])
+            frame += try compressor.finish()
+            let window = try #require(Self.zstdWindow(of: frame))
+            #expect(window <= 2 << 20, "\(window)")
+            #expect(try ContentCoding.zstd.decode(frame) == Array(repeating: 7, count: 1000))
+        }
+    }
+
+    /// The window a zstd frame's header names (RFC 8878 §3.1.1.1.2): its window descriptor, or
+    /// for a single-segment frame its content size.
+    private static func zstdWindow(of frame: [UInt8]) -> UInt64? {
+        guard frame.count > 5, frame[0..<4] == [0x28, 0xB5, 0x2F, 0xFD] else { return nil }
+        if frame[4] & 0x20 != 0 { return ZSTD_getFrameContentSize(frame, frame.count) }
+        let base = UInt64(1) << (10 + UInt64(frame[5] >> 3))
+        return base + base / 8 * UInt64(frame[5] & 7)
     }
 
     @Test func theWindow_FollowsAKnownLength() {

@@ -11,7 +11,7 @@ import Testing
 /// which no request may reach.
 ///
 ///     root/hello.txt  index.html  a..b.txt  with space.txt  café.txt  deep/a/b/c/d/e.txt
-///          app.js  app.js.gz  app.js.br  docs/index.html  empty/  .env  .git/config  deep/.hidden
+///          app.js  app.js.gz  app.js.br  app.js.zst  docs/index.html  empty/  .env  .git/config  deep/.hidden
 ///          .well-known/security.txt  .well-known/.hidden  fifo (a fifo)
 ///          link-out -> ../outside/secret.txt   linkdir -> ..   link-dir-inside -> deep
 final class StaticFilesFixture: Sendable {
@@ -23,6 +23,7 @@ final class StaticFilesFixture: Sendable {
     static let appJS = "console.log('plain');\n"
     static let appJSGzip = "GZIP-BYTES-OF-APP-JS"
     static let appJSBrotli = "BROTLI-BYTES-OF-APP-JS"
+    static let appJSZstd = "ZSTD-BYTES-OF-APP-JS"
 
     init() throws {
         var template = Array("/tmp/whisker-static-XXXXXX".utf8CString)
@@ -42,6 +43,7 @@ final class StaticFilesFixture: Sendable {
         try write("root/app.js", Self.appJS)
         try write("root/app.js.gz", Self.appJSGzip)
         try write("root/app.js.br", Self.appJSBrotli)
+        try write("root/app.js.zst", Self.appJSZstd)
         try write("root/docs/index.html", "<h1>docs</h1>\n")
         try write("root/.env", Self.dotSecret)
         try write("root/.git/config", Self.dotSecret)
@@ -88,7 +90,7 @@ func openDescriptors() -> [String] {
         let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         var buffer = [CChar](repeating: 0, count: 512)
         let count = readlink("/proc/self/fd/" + name, &buffer, buffer.count - 1)
-        targets.append(name + " -> " + (count > 0 ? String(cString: buffer) : "?"))
+        targets.append(name + " -> " + (count > 0 ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"))
     }
     return targets.sorted()
 }

@@ -175,7 +175,14 @@ import WhiskerTesting
             #expect(gzip.header("content-encoding") == "gzip")
             #expect(gzip.text == StaticFilesFixture.appJSGzip)
             #expect(gzip.header("etag") != brotli.header("etag"))
-            for field in ["", "Accept-Encoding: identity\r\n", "Accept-Encoding: gzip;q=0, br;q=0\r\n", "Accept-Encoding: gzip;q=0.5, identity\r\n"] {
+            for field in ["Accept-Encoding: zstd\r\n", "Accept-Encoding: br;q=0.5, zstd, gzip\r\n"] {
+                let zstd = try await Self.get(address, "/app.js", headers: field)
+                #expect(zstd.header("content-encoding") == "zstd", "\(field)")
+                #expect(zstd.text == StaticFilesFixture.appJSZstd, "\(field)")
+            }
+            let browser = try await Self.get(address, "/app.js", headers: "Accept-Encoding: gzip, deflate, br, zstd\r\n")
+            #expect(browser.header("content-encoding") == "br", "the smallest of the siblings a browser takes alike")
+            for field in ["", "Accept-Encoding: identity\r\n", "Accept-Encoding: gzip;q=0, br;q=0, zstd;q=0\r\n", "Accept-Encoding: gzip;q=0.5, identity\r\n"] {
                 let plain = try await Self.get(address, "/app.js", headers: field)
                 #expect(plain.header("content-encoding") == nil, "\(field)")
                 #expect(plain.text == StaticFilesFixture.appJS, "\(field)")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # browser-events.sh: GET /api/emoji/stream in a real browser. Headless Chromium (installed by `make
 # deps`) opens a page of the server and listens with its own EventSource (browser/events.py): every
-# event arrives, with its id, over HTTP/1.1 on the cleartext port and over HTTPS, where Chromium
-# chooses HTTP/2 by ALPN. Closing the EventSource after the first of three events 5 s apart ends the
+# event arrives, with its id, zstd-compressed (Chromium offers it and the server prefers it), over
+# HTTP/1.1 on the cleartext port and over HTTPS, where Chromium chooses HTTP/2 by ALPN. Closing the EventSource after the first of three events 5 s apart ends the
 # handler at once: the access log's duration is well under the 5 s sleep before the next event.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -21,6 +21,7 @@ listen() {
 
 # ids REPORT: the events' ids, space-separated; cats REPORT: how many events carry one cat.
 ids() { python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.loads(sys.argv[1])["events"]))' "$1" 2>/dev/null || echo "no report"; }
+encoding() { python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("encoding", "not seen"))' "$1" 2>/dev/null || echo "no report"; }
 cats() { python3 -c 'import json,sys; print(sum(e["data"] in set(sys.argv[2]) for e in json.loads(sys.argv[1])["events"]))' "$1" "$CATS" 2>/dev/null || echo 0; }
 
 for scheme in http https; do
@@ -28,6 +29,7 @@ for scheme in http https; do
     listen "$desc" "$base" "/api/emoji/stream?count=5&interval_ms=100&from=$scheme" 5 "${flags[@]}"
     check_eq "$desc: EventSource gets five events, ids 1 to 5" "1 2 3 4 5" "$(ids "$REPORT")"
     check_eq "$desc: each event's data is one cat" 5 "$(cats "$REPORT")"
+    check_eq "$desc: compressed as Chromium asks (Accept-Encoding: gzip, deflate, br, zstd), zstd, flushed per event" zstd "$(encoding "$REPORT")"
     # 200, or 499 when the page closes its EventSource on the fifth event before the stream's end
     # reaches it (a loaded machine): either way the line names the protocol.
     line=$(wait_for_line "GET /api/emoji/stream\\?count=5&interval_ms=100&from=$scheme (200|499)" "$SERVER_ERR" 5)

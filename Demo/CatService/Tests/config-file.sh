@@ -84,7 +84,7 @@ check_eq "limits.maxHeaderBytes 2048: a 3 KB header gets 431" 431 "$STATUS"
 request -H "Origin: https://yaml.example" "$BASE/api/emoji"
 check_eq "cors.origins from a YAML list" https://yaml.example "$(header Access-Control-Allow-Origin)"
 request --compressed "$BASE/api/emoji?count=100"
-check_eq "compression stays on (the default; the file does not say)" br "$(header content-encoding)"
+check_eq "compression stays on (the default; the file does not say)" zstd "$(header content-encoding)"
 stop_server
 
 echo "Environment variables alone"
@@ -103,7 +103,7 @@ flag_port=$(free_port)
 start_bare CAT_SERVICE_MAX_HEADER_BYTES=4096 -- --config "$WORK/cats.json" --port "$flag_port" --compression
 check_eq "--port beats the file's port" "$flag_port" "$PORT"
 request --compressed "$BASE/api/emoji?count=100"
-check_eq "--compression beats the file's compression.enabled false" br "$(header content-encoding)"
+check_eq "--compression beats the file's compression.enabled false" zstd "$(header content-encoding)"
 request -H "$LONG_HEADER" "$BASE/api/emoji"
 check_eq "CAT_SERVICE_MAX_HEADER_BYTES=4096 beats the file's 2048: a 3 KB header is fine" 200 "$STATUS"
 stop_server

@@ -2,7 +2,7 @@
 # events.sh: GET /api/emoji/stream, server-sent events. curl -N stamps every event as it arrives
 # (sse_timing.py): each within 50 ms of its due time, none bunched, over HTTP/1.1 (chunked), h2c and
 # h2 over TLS; the proxy fields (Cache-Control: no-cache, X-Accel-Buffering: no); bad parameters get
-# 400; compressed (br, gzip) each event still leaves when it is written; a client that goes away
+# 400; compressed (br, gzip, zstd) each event still leaves when it is written; a client that goes away
 # cancels the handler at once (the access log's duration is the
 # client's second, not the 5 s sleep before the next event, and its status 499: the client left).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -34,12 +34,12 @@ timed "h2 over TLS" "$TLS_BASE" --http2 --cacert "$CERTS/ca.pem"
 check_match "h2 over TLS: the response is HTTP/2" '^HTTP/2 200' "$(head -n1 "$WORK/events.h")"
 timed "HTTP/1.1 over TLS" "$TLS_BASE" --http1.1 --cacert "$CERTS/ca.pem"
 
-echo "Compressed (curl --compressed takes br), still every event as it is due"
-timed "HTTP/1.1, br" "$BASE" --http1.1 --compressed
-check_eq "HTTP/1.1, br: Content-Encoding: br" br "$(header content-encoding "$WORK/events.h")"
+echo "Compressed (curl --compressed takes zstd), still every event as it is due"
+timed "HTTP/1.1, zstd" "$BASE" --http1.1 --compressed
+check_eq "HTTP/1.1, zstd: Content-Encoding: zstd" zstd "$(header content-encoding "$WORK/events.h")"
 timed "h2c, gzip" "$BASE" --http2-prior-knowledge --compressed -H 'Accept-Encoding: gzip'
 check_eq "h2c, gzip: Content-Encoding: gzip" gzip "$(header content-encoding "$WORK/events.h")"
-timed "h2 over TLS, br" "$TLS_BASE" --http2 --cacert "$CERTS/ca.pem" --compressed
+timed "h2 over TLS, br" "$TLS_BASE" --http2 --cacert "$CERTS/ca.pem" --compressed -H 'Accept-Encoding: br'
 check_eq "h2 over TLS, br: Content-Encoding: br" br "$(header content-encoding "$WORK/events.h")"
 
 echo "Defaults and ends of the ranges"

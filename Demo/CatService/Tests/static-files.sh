@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # static-files.sh: cat-service --static DIR serves DIR at / beside the API, which keeps /api: a file
-# with its type, length and validators, HEAD, a range, 304, a .gz sibling for curl --compressed, the
+# with its type, length and validators, HEAD, a range, 304, .zst and .gz siblings for curl --compressed, the
 # index of a folder, the 301 of a folder without its slash (query kept), over HTTP/1.1, h2c and TLS;
 # the traversal corpus (Tests/WhiskerStaticFilesTests/TraversalCorpus.txt) and dotfiles refused;
 # CAT_SERVICE_STATIC as the flag.
@@ -19,6 +19,7 @@ printf 'DOTFILE-SECRET' >"$ROOT/.env"
 ln -s ../outside/secret.txt "$ROOT/link-out"
 python3 -c 'import sys; sys.stdout.write("console.log(\"cats\");\n" * 200)' >"$ROOT/app.js"
 gzip -9 -k -n "$ROOT/app.js"
+zstd -19 -q -k "$ROOT/app.js"
 
 start_server --static "$ROOT" --tls-certificate "$DEMO_DIR/../../Tests/Certificates/localhost.pem" --tls-private-key "$DEMO_DIR/../../Tests/Certificates/localhost-key.pem" --tls-port 0
 CA="$DEMO_DIR/../../Tests/Certificates/ca.pem"
@@ -48,9 +49,13 @@ check_eq "GET /api/emoji: 200 from the API" 200 "$STATUS"
 request "$BASE/api/openapi.yaml"
 check_eq "GET /api/openapi.yaml: the document" 200 "$STATUS"
 
-echo "A .gz sibling, index files, the slash"
+echo "Precompressed siblings, index files, the slash"
 request --compressed "$BASE/app.js"
-check_eq "curl --compressed: the .gz sibling (Content-Encoding: gzip)" gzip "$(header content-encoding)"
+check_eq "curl --compressed (no .br there): the .zst sibling (Content-Encoding: zstd)" zstd "$(header content-encoding)"
+check "decoded by curl, the same bytes as app.js" cmp -s "$BODY" "$ROOT/app.js"
+check "sent as the file's own zstd bytes: $(header content-length) bytes" test "$(header content-length)" -eq "$(wc -c <"$ROOT/app.js.zst")"
+request --compressed -H 'Accept-Encoding: gzip' "$BASE/app.js"
+check_eq "Accept-Encoding: gzip: the .gz sibling (Content-Encoding: gzip)" gzip "$(header content-encoding)"
 check_eq "Vary: Accept-Encoding" Accept-Encoding "$(header vary)"
 check "decoded, the same bytes as app.js" cmp -s "$BODY" "$ROOT/app.js"
 check "sent as the file's own gzip bytes (not compressed again): $(header content-length) bytes" test "$(header content-length)" -eq "$(wc -c <"$ROOT/app.js.gz")"

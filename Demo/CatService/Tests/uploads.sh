@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # uploads.sh: request bodies. POST /api/census takes up to 64 MiB of text (more than the server's
 # 16 MiB default) and POST /api/adopt 1 KiB of JSON, each with its own 413; bodies sent with
-# Content-Encoding gzip or deflate are decoded as the handler reads (HTTP/1.1, chunked, h2c);
-# other codings get 415, bytes that do not decode 400, and a gzip bomb that decodes to 1 GB is
-# refused with 413 while the server's resident memory stays where it was.
+# Content-Encoding zstd, gzip or deflate are decoded as the handler reads (HTTP/1.1, chunked, h2c);
+# other codings get 415, bytes that do not decode 400, a zstd frame that names a window over 8 MiB
+# 400, and gzip and zstd bombs that decode to 1 GB are refused with 413 while the server's
+# resident memory stays where it was.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # 20 MiB of words and cats, and how many cats it holds (Python counts them).
@@ -30,6 +31,13 @@ with open(sys.argv[1] + "/bomb.gz", "wb") as bomb:
         bomb.write(compressor.compress(block))
     bomb.write(compressor.flush())
 PY
+# The same text as zstd (the zstd tool, as a client would make it): at its default level, with an
+# 8 MiB window (--long=23, what RFC 8878 asks a recipient to take) and a 16 MiB one (--long=24,
+# more than that); and a zstd bomb, 1 GiB of zeros.
+zstd -q -c "$WORK/text" >"$WORK/text.zst"
+zstd -q -c --long=23 "$WORK/text" >"$WORK/text.long23.zst"
+zstd -q -c --long=24 "$WORK/text" >"$WORK/text.long24.zst"
+head -c $((1 << 30)) /dev/zero | zstd -q -c >"$WORK/bomb.zst"
 EXPECTED=$(cat "$WORK/expected")
 json() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True, separators=(",", ":")))' "$1" 2>/dev/null || echo "not JSON: $(head -c 200 "$1")"; }
 
@@ -46,6 +54,14 @@ request --data-binary @"$WORK/text.gz" -H 'Content-Encoding: gzip' -H 'Transfer-
 check_eq "gzip, chunked: the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
 request --http2-prior-knowledge --data-binary @"$WORK/text.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
 check_eq "gzip over h2c: the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+request --data-binary @"$WORK/text.zst" -H 'Content-Encoding: zstd' "${CENSUS[@]}"
+check_eq "zstd ($(stat -c %s "$WORK/text.zst") bytes): the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+request --data-binary @"$WORK/text.zst" -H 'Content-Encoding: zstd' -H 'Transfer-Encoding: chunked' "${CENSUS[@]}"
+check_eq "zstd, chunked: the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+request --http2-prior-knowledge --data-binary @"$WORK/text.zst" -H 'Content-Encoding: zstd' "${CENSUS[@]}"
+check_eq "zstd over h2c: the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
+request --data-binary @"$WORK/text.long23.zst" -H 'Content-Encoding: zstd' "${CENSUS[@]}"
+check_eq "zstd with an 8 MiB window (--long=23): the same count" "200 $EXPECTED" "$STATUS $(json "$BODY")"
 
 echo "Refused"
 head -c $((65 << 20)) /dev/zero | tr '\0' 'a' >"$WORK/big"
@@ -61,6 +77,12 @@ check_contains "... saying they do not decode" "the request body does not decode
 head -c 5000 "$WORK/text.gz" >"$WORK/cut.gz"
 request --data-binary @"$WORK/cut.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}"
 check_eq "gzip cut short: 400" 400 "$STATUS"
+request --data-binary @"$WORK/text.long24.zst" -H 'Content-Encoding: zstd' "${CENSUS[@]}"
+check_eq "zstd naming a 16 MiB window (--long=24): 400" 400 "$STATUS"
+check_contains "... saying why" "window larger than the 8 MiB" "$(cat "$BODY")"
+head -c 5000 "$WORK/text.zst" >"$WORK/cut.zst"
+request --data-binary @"$WORK/cut.zst" -H 'Content-Encoding: zstd' "${CENSUS[@]}"
+check_eq "zstd cut short: 400" 400 "$STATUS"
 
 echo "A gzip bomb: $(stat -c %s "$WORK/bomb.gz") bytes that decode to 1 GiB"
 peak_before=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")
@@ -68,6 +90,9 @@ request --data-binary @"$WORK/bomb.gz" -H 'Content-Encoding: gzip' "${CENSUS[@]}
 check_eq "refused: 413" 413 "$STATUS"
 check_contains "... by the ratio" "request body decodes to more than 200 times its coded size" "$(cat "$BODY")"
 check_match "the access log says 413 for the bomb (the answer sent)" 'status=413 ' "$(wait_for_line 'POST /api/census 413$' "$SERVER_ERR")"
+request --data-binary @"$WORK/bomb.zst" -H 'Content-Encoding: zstd' "${CENSUS[@]}"
+check_eq "a zstd bomb ($(stat -c %s "$WORK/bomb.zst") bytes that decode to 1 GiB): 413 by the ratio" \
+    "413 1" "$STATUS $(grep -c 'more than 200 times its coded size' "$BODY")"
 check_eq "... and no refused body is logged as the handler's failure (500)" "" "$(grep 'POST /api/census 500' "$SERVER_ERR" || true)"
 # Over h2c the server answers 413 (HEADERS, DATA with END_STREAM) and then asks the client to stop
 # sending with RST_STREAM(NO_ERROR), as RFC 9113 §8.1 allows. Debian 12's curl (7.88) drops that

@@ -2,7 +2,8 @@
 """events.py PAGE PATH COUNT [CHROMIUM-FLAG...]: opens PAGE (any page of the server, for its origin)
 in headless Chromium, listens to PATH with the browser's own EventSource, and prints, as JSON, the
 first COUNT events it received ({"events": [{"id", "data", "ms"}...]}, `ms` after the EventSource was
-made), or how far it got before an error. It closes the EventSource after COUNT events, as a page
+made), or how far it got before an error, and the stream's Content-Encoding as the browser
+received it ("encoding", "" for none). It closes the EventSource after COUNT events, as a page
 that has what it wants does (over HTTP/2 Chromium then resets the stream). The caller bounds the
 wait (with `timeout`)."""
 import json
@@ -22,4 +23,13 @@ LISTEN = """new Promise(resolve => {
 })""" % (json.dumps(path), count)
 
 with Chromium(extra_flags) as chromium:
-    print(chromium.evaluate(chromium.open(page), LISTEN, await_promise=True))
+    session = chromium.open(page)
+    chromium.call("Network.enable", session=session)
+    report = json.loads(chromium.evaluate(session, LISTEN, await_promise=True))
+    # The stream's response head, from the events DevTools sent while the page listened.
+    for event in chromium.events:
+        response = event.get("params", {}).get("response", {})
+        if event["method"] == "Network.responseReceived" and response.get("url", "").endswith(path):
+            headers = {name.lower(): value for name, value in response.get("headers", {}).items()}
+            report["encoding"] = headers.get("content-encoding", "")
+    print(json.dumps(report))
