@@ -19,16 +19,27 @@ public import WhiskerCore
 /// - more decoded bytes than the route's limit (``/WhiskerCore/RequestBodyLimit``, by default the
 ///   server's `maxRequestBodySize`), or past the first MiB more than ``maxRatio`` decoded bytes
 ///   per coded byte (a decompression bomb): `413 Content Too Large`;
-/// - bytes that do not decode, or a coded stream cut short: `400 Bad Request`.
+/// - bytes that do not decode, or a coded stream cut short: `400 Bad Request`;
+/// - a zstd body while the zstd bodies being decoded hold ``maxZstdMemory`` already:
+///   `503 Service Unavailable`.
 public struct RequestDecompressionSettings: Sendable, Equatable {
     /// The most decoded bytes per coded byte a body may reach past its first MiB; 200 by default:
     /// text and JSON compress 3:1 to 20:1, very repetitive data (a log of one line, a CSV of
     /// zeros) to a few hundred, while a bomb is near deflate's limit, about 1000:1.
     public var maxRatio: Int
+    /// The most memory the zstd request bodies being decoded at once may hold together, in bytes;
+    /// 32 MiB by default. A zstd frame names the window its decoder keeps, up to 8 MiB, and a client
+    /// names it in a few bytes, so this bounds what many uploads at once can make the server hold:
+    /// four with the largest window, about fifteen at the 2 MiB that zstd's default level uses for
+    /// large input, a hundred and more of small bodies (a decoder holds about 100 KiB besides its
+    /// window). An upload that would pass it is refused with `503`, and may be retried.
+    public var maxZstdMemory: Int
 
-    /// Decodes zstd, gzip and deflate, up to `maxRatio` decoded bytes per coded byte.
-    public init(maxRatio: Int = 200) {
+    /// Decodes zstd, gzip and deflate, up to `maxRatio` decoded bytes per coded byte, with at most
+    /// `maxZstdMemory` bytes held by the zstd bodies being decoded.
+    public init(maxRatio: Int = 200, maxZstdMemory: Int = 32 << 20) {
         self.maxRatio = max(1, maxRatio)
+        self.maxZstdMemory = max(0, maxZstdMemory)
     }
 }
 
@@ -46,6 +57,13 @@ extension WhiskerServer.Configuration {
 /// The core's ``RequestDecoding`` hook: gzip and deflate through zlib's inflate, zstd through libzstd.
 struct RequestDecompression: ServerFeature, RequestDecoding {
     let settings: RequestDecompressionSettings
+    /// Shared by this server's zstd decoders.
+    let zstdMemory: ZstdMemoryBudget
+
+    init(settings: RequestDecompressionSettings) {
+        self.settings = settings
+        zstdMemory = ZstdMemoryBudget(bytes: settings.maxZstdMemory)
+    }
 
     func contribute(to contributions: inout ServerFeatureContributions) { contributions.requestDecoding = self }
 
@@ -59,7 +77,7 @@ struct RequestDecompression: ServerFeature, RequestDecoding {
         switch coding {
         case "gzip", "x-gzip": InflateDecoder(format: .gzip)
         case "deflate": InflateDecoder(format: .deflate)
-        case "zstd": ZstdDecoder()
+        case "zstd": ZstdDecoder(budget: zstdMemory)
         default: nil
         }
     }

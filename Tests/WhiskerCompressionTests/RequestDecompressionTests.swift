@@ -81,12 +81,14 @@ import WhiskerTesting
         }
     }
 
-    /// `bytes` as one zstd frame at `level`, with a window of 2^`windowLog` named in its header
+    /// `bytes` as one zstd frame at `level` with a checksum, with a window of 2^`windowLog` named in its header
     /// (`nil`: the frame states its length, and libzstd sizes the window to it).
     static func zstd(_ bytes: [UInt8], level: Int32 = 3, windowLog: Int32? = nil) -> [UInt8] {
         let context = ZSTD_createCCtx()
         defer { ZSTD_freeCCtx(context) }
         _ = ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
+        // A checksum at the frame's end, as the zstd tool writes.
+        _ = ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
         var output = [UInt8](repeating: 0, count: ZSTD_compressBound(bytes.count) + 64)
         var produced = 0
         bytes.withUnsafeBufferPointer { source in
@@ -114,6 +116,11 @@ import WhiskerTesting
                 let response = try await post(client, coding: "zstd", coded, chunked: chunked)
                 #expect(response.text == "\(Self.text.count) \(Self.textSum) - -", "\(coded.count) coded bytes, chunked \(chunked)")
             }
+            // Decoded to a whole number of the pieces the server reads (64 KiB): the frame's end
+            // comes with the last full piece.
+            let exact = Array(Self.text.prefix(2 << 16))
+            let response = try await post(client, coding: "zstd", Self.zstd(exact, windowLog: 17))
+            #expect(response.status == 200 && response.text.hasPrefix("\(exact.count) "), "\(response.text)")
         }
     }
 
@@ -127,6 +134,43 @@ import WhiskerTesting
             client = try await TestClient.connect(to: address)
             response = try await post(client, coding: "zstd", Self.zstd(Self.text, windowLog: 23))
             #expect(response.text == "\(Self.text.count) \(Self.textSum) - -")
+        }
+    }
+
+    @Test func zstd_UploadsPastTheServersZstdMemory_Get503_AndTheMemoryComesBack() async throws {
+        // 4 MiB for all zstd uploads at once: one with a 2 MiB window (what zstd's default level
+        // names for large input) fits, an 8 MiB one does not, nor a second 2 MiB one while the
+        // first is being read; once the first is done its memory is free again.
+        let text = Array([[UInt8]](repeating: Self.text, count: 8).joined())
+        let sum = text.reduce(0) { ($0 + Int($1)) % 1_000_003 }
+        let twoMiB = Self.zstd(text, windowLog: 21)
+        let reading = Signal<Void>()
+        let server = try server { $0.requestDecompression = RequestDecompressionSettings(maxZstdMemory: 4 << 20) }
+        try server.register(method: .post, path: "/hold") { request in
+            var total = 0
+            for try await chunk in try #require(request.body) {
+                if total == 0 { reading.fire() }
+                total += chunk.count
+            }
+            return Response(status: .ok, body: .init(string: "\(total)"))
+        }
+        try await server.withRunning { address in
+            var client = try await TestClient.connect(to: address)
+            #expect(try await post(client, coding: "zstd", twoMiB).text == "\(text.count) \(sum) - -")
+            client = try await TestClient.connect(to: address)
+            let refused = try await post(client, coding: "zstd", Self.zstd(text, windowLog: 23))
+            #expect(refused.status == 503 && refused.text.contains("as many zstd request bodies as it holds memory for (4 MiB)"), "\(refused.text)")
+
+            let holder = try await TestClient.connect(to: address)
+            let half = twoMiB.count / 2
+            try await holder.send(Array("POST /hold HTTP/1.1\r\nHost: x\r\nContent-Encoding: zstd\r\nContent-Length: \(twoMiB.count)\r\n\r\n".utf8) + twoMiB[..<half])
+            #expect(await reading.wait() != nil, "the handler reads the first piece of the held upload")
+            client = try await TestClient.connect(to: address)
+            #expect(try await post(client, coding: "zstd", twoMiB).status == 503, "a second 2 MiB window while the first is held")
+            try await holder.send(Array(twoMiB[half...]))
+            #expect(try await holder.readResponse().text == "\(text.count)")
+            client = try await TestClient.connect(to: address)
+            #expect(try await post(client, coding: "zstd", twoMiB).status == 200, "the held upload's memory came back")
         }
     }
 

@@ -4,7 +4,8 @@
 # Content-Encoding zstd, gzip or deflate are decoded as the handler reads (HTTP/1.1, chunked, h2c);
 # other codings get 415, bytes that do not decode 400, a zstd frame that names a window over 8 MiB
 # 400, and gzip and zstd bombs that decode to 1 GB are refused with 413 while the server's
-# resident memory stays where it was.
+# resident memory stays where it was; twelve zstd uploads naming 8 MiB windows at once hold at
+# most the 32 MiB the server gives zstd decoders (the rest get 503).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # 20 MiB of words and cats, and how many cats it holds (Python counts them).
@@ -106,6 +107,43 @@ echo "  (peak resident memory: $peak_before KiB before the bombs, $peak_after Ki
 check "the server's peak resident memory grew by less than 16 MiB" test $((peak_after - peak_before)) -lt $((16 << 10))
 request "$BASE/api/emoji"
 check_eq "and it serves on" 200 "$STATUS"
+
+# Twelve zstd uploads at once, each a frame that names an 8 MiB window and decodes to 9 MiB at
+# about 70:1 (under the ratio limit): without a bound the server would hold 8 MiB for each. The
+# decoders share 32 MiB (RequestDecompressionSettings.maxZstdMemory): three fit and are read whole,
+# the others get 503 at their first bytes. Each is sent at 40 KB/s, so all twelve are open together.
+echo "Twelve zstd uploads at once, each naming an 8 MiB window"
+python3 - "$WORK/windows" <<'PY'
+import random, sys
+random.seed(11)
+data = bytearray()
+while len(data) < 9 << 20:
+    block = bytearray(4096)
+    block[:48] = random.randbytes(48)
+    data += block
+open(sys.argv[1], "wb").write(data)
+PY
+zstd -q -c --long=23 "$WORK/windows" >"$WORK/windows.zst"
+WINDOWS_EXPECTED=$(python3 -c 'import sys; print("{\"bytes\":%d,\"cats\":0}" % len(open(sys.argv[1], "rb").read()))' "$WORK/windows")
+peak_before=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")
+uploads=()
+for i in $(seq 1 12); do
+    curl -sS -o "$WORK/windows.$i.out" -w '%{http_code}\n' --max-time 30 --limit-rate 40k -X POST -H 'Content-Type: text/plain' \
+        -H 'Content-Encoding: zstd' --data-binary @"$WORK/windows.zst" "$BASE/api/census" >"$WORK/windows.$i.status" 2>/dev/null &
+    uploads+=($!)
+done
+for pid in "${uploads[@]}"; do wait "$pid" || true; done
+statuses=$(cat "$WORK"/windows.*.status | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+peak_after=$(awk '/^VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")
+echo "  (statuses: $statuses peak resident memory $peak_before KiB before, $peak_after KiB after; $(stat -c %s "$WORK/windows.zst") bytes each)"
+ok=0
+for i in $(seq 1 12); do
+    [[ $(cat "$WORK/windows.$i.status") == 200 && $(json "$WORK/windows.$i.out") == "$WINDOWS_EXPECTED" ]] && ok=$((ok + 1))
+done
+check "the uploads the bound admits are read whole (200 with the count): $ok" test "$ok" -ge 1
+check_eq "the others get 503" "" "$(grep -L -E '^(200|503|000)$' "$WORK"/windows.*.status || true)"
+check_contains "... saying why" "as many zstd request bodies as it holds memory for (32 MiB)" "$(cat "$WORK"/windows.*.out)"
+check "the server's peak resident memory grew by less than 40 MiB (twelve 8 MiB windows would be 96)" test $((peak_after - peak_before)) -lt $((40 << 10))
 
 echo "POST /api/adopt: small JSON, 1 KiB at most"
 request -X POST -H 'Content-Type: application/json' -d '{"name": "Whiskers"}' "$BASE/api/adopt"

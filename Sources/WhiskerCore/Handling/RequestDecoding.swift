@@ -19,9 +19,10 @@ package protocol RequestDecoding: Sendable {
 package protocol RequestBodyDecoder: AnyObject {
     /// Takes `input`, the next coded bytes; ``output(upTo:)`` then gives what they decode to.
     func feed(_ input: ArraySlice<UInt8>)
-    /// Up to `limit` decoded bytes, or `nil` when it needs more input (or, after ``finish()``
-    /// returned true, has no more).
-    /// - Throws: an error saying what is malformed.
+    /// Up to `limit` decoded bytes, or `nil` when it needs more input (or, once ``isComplete()``
+    /// is true, has no more).
+    /// - Throws: an error saying what is malformed (the request gets `400`), or an
+    ///   ``HTTPRejection`` to answer with instead: a limit of the server's own, say.
     func output(upTo limit: Int) throws -> ArraySlice<UInt8>?
     /// Whether the coded stream ended where it should (false: it was cut short).
     func isComplete() -> Bool
