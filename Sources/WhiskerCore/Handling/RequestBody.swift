@@ -70,10 +70,8 @@ public final class RequestBody: AsyncSequence, Sendable {
                 let piece: ArraySlice<UInt8>?
                 do {
                     piece = try decoder.output(upTo: Self.decodedPieceSize)
-                } catch let rejection as HTTPRejection {
-                    throw reject(rejection)
                 } catch {
-                    throw reject(HTTPRejection(.badRequest, "the request body does not decode: \(error)"))
+                    throw reject(error as? HTTPRejection ?? HTTPRejection(.badRequest, "the request body does not decode: \(error)"))
                 }
                 if let piece, !piece.isEmpty {
                     try account(piece.count)
