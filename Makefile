@@ -63,6 +63,8 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # systemd-socket-activate and systemd-analyze for Demo/CatService/Tests/systemd.sh (installing it
 # in a container does not start systemd); perl (perl-base, always on Debian) is its fake notify socket.
 # The zstd command line tool decodes and codes what compression.sh and uploads.sh send and read.
+# hiredis is the Redis store's client (WhiskerRedis); redis-server is started by its tests and by
+# redis-store.sh on loopback (installing it does not start it as a service: no systemd runs here).
 # Chromium (headless, driven from Python over its DevTools pipe) plays the clip in browser.sh;
 # python3 also writes h2-abuse.sh's hand-made HTTP/2 frames, and with PyYAML (python3-yaml) reads the
 # demo's document to compare with the server's reader (docs.sh, DocumentReaderTests). nginx (reverse proxy, HTTP/2 and TLS)
@@ -79,6 +81,8 @@ deps:
 	pkg-config --exists zlib libbrotlienc 2>/dev/null || missing+=(pkg-config zlib1g-dev libbrotli-dev); \
 	pkg-config --exists libzstd 2>/dev/null || missing+=(pkg-config libzstd-dev); \
 	command -v zstd >/dev/null || missing+=(zstd); \
+	pkg-config --exists hiredis 2>/dev/null || missing+=(pkg-config libhiredis-dev); \
+	command -v redis-server >/dev/null || missing+=(redis-server); \
 	command -v curl >/dev/null || missing+=(curl); \
 	command -v ffprobe >/dev/null || missing+=(ffmpeg); \
 	command -v h2load >/dev/null || missing+=(nghttp2-client); \
@@ -100,7 +104,7 @@ deps:
 	    $$sudo apt-get update; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$${missing[@]}"; \
 	else \
-	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, libzstd (and zstd), curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3 (with PyYAML), chromium, nginx, haproxy, slowhttptest, ss, gdb present"; \
+	    echo "deps: pkg-config, libnghttp2, openssl, zlib, libbrotlienc, libzstd (and zstd), hiredis, redis-server, curl, ffprobe, h2load, systemd-socket-activate, systemd-analyze, perl, python3 (with PyYAML), chromium, nginx, haproxy, slowhttptest, ss, gdb present"; \
 	fi; \
 	if ! python3 -c 'import websockets' 2>/dev/null; then \
 	    echo "deps: installing websockets (PyPI)"; \
@@ -173,11 +177,11 @@ test-layers:
 
 # The memory suites bound the process's resident memory or heap, which every test in the process
 # shares: they run in a process of their own, after the rest, one test at a time.
-# LIB_TRAITS: the default traits (TLS, HTTP2, Compression) and Configuration, so that each feature module's configuration
+# LIB_TRAITS: the default traits (TLS, HTTP2, Compression), Configuration, so that each feature module's configuration
 # keys (its +ConfigReader file, built only with that trait) are compiled and tested
-# (WhiskerConfigurationTests). A `swift test` without them reports that those tests did not run.
+# (WhiskerConfigurationTests), and Redis, so that the umbrella's docs show what it re-exports. A `swift test` without them reports that those tests did not run.
 MEMORY_SUITES := StreamingTests|DeadlineMemoryTests|FreedMemoryReleaseTests|StaticFilesMemoryTests|RateLimiterMemoryTests
-LIB_TRAITS := TLS,HTTP2,Compression,Configuration
+LIB_TRAITS := TLS,HTTP2,Compression,Configuration,Redis
 # Each pass runs the test bundle itself under a watchdog (Scripts/bounded-test-run.py): a test that
 # hangs fails the pass after LIB_TEST_SECONDS (the passes take 16 and 26 s on two cores), naming the
 # tests that had not ended and printing every thread's stack, instead of holding CI until its own
@@ -325,7 +329,7 @@ clean:
 # it in another module (MemoryByteStream's ByteStream methods, a type's `description`): the coverage
 # check counts those as documented, so DocC must show them.
 DOCS_MODULES := Whisker WhiskerSockets WhiskerHTTP WhiskerCore WhiskerTLS WhiskerHTTP2 WhiskerCompression \
-    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerStaticFiles WhiskerObservability WhiskerLifecycle WhiskerConfiguration OpenAPIWhisker OpenAPIWhiskerDocument OpenAPIWhiskerPolicies WhiskerTesting
+    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerStaticFiles WhiskerObservability WhiskerLifecycle WhiskerConfiguration WhiskerRedis OpenAPIWhisker OpenAPIWhiskerDocument OpenAPIWhiskerPolicies WhiskerTesting
 DOCS_SCRATCH ?= .build
 DOCS_OUTPUT ?= .build/docs/Whisker.doccarchive
 unexport DOCS_MODULES DOCS_SCRATCH DOCS_OUTPUT

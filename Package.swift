@@ -27,6 +27,7 @@ let package = Package(
         .trait(name: "Compression", description: "zstd, Brotli and gzip responses, zstd, gzip and deflate uploads (WhiskerCompression; libzstd, zlib and Brotli)."),
         .trait(name: "Lifecycle", description: "WhiskerServer as a swift-service-lifecycle Service (WhiskerLifecycle)."),
         .trait(name: "Observability", description: "Metrics and tracing with OpenTelemetry names, through swift-metrics and swift-distributed-tracing (WhiskerObservability)."),
+        .trait(name: "Redis", description: "Rate limits that instances share, in Redis, through libhiredis (WhiskerRedis; Debian: libhiredis-dev)."),
         .trait(name: "Configuration", description: "WhiskerServer.Configuration from environment variables and JSON or YAML files, through swift-configuration (WhiskerConfiguration)."),
         // On by default: the protocols. The other three bring packages a server may not want
         // (swift-configuration also links FoundationEssentials: the benchmark server's stripped
@@ -66,6 +67,8 @@ let package = Package(
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
         // Zstandard from the system (Debian: libzstd-dev): responses and uploads.
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
+        // hiredis from the system (Debian: libhiredis-dev): the Redis store, with the Redis trait.
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
         // The Brotli decoder, for the compression tests only.
         .systemLibrary(name: "CBrotliDecoder", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
         .target(name: "WhiskerSockets", dependencies: ["CWhiskerSystem"]),
@@ -169,6 +172,7 @@ let package = Package(
             .target(name: "WhiskerLifecycle", condition: .when(traits: ["Lifecycle"])),
             .target(name: "WhiskerObservability", condition: .when(traits: ["Observability"])),
             .target(name: "WhiskerConfiguration", condition: .when(traits: ["Configuration"])),
+            .target(name: "WhiskerRedis", condition: .when(traits: ["Redis"])),
             // WhiskerServer.Configuration.init(_:) over a ConfigReader, reading every module's keys.
             .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
         ]),
@@ -191,7 +195,7 @@ let package = Package(
             ]
         ),
         // WebSocket (RFC 6455): the I/O-free protocol (frames, messages, the close handshake, the
-        // opening handshake with its own SHA-1 and base64) and the connection that takes over an
+        // opening handshake with its own base64 and WhiskerHTTP's SHA-1) and the connection that takes over an
         // upgraded HTTP/1.1 connection through the core's public seam. Always built; zlib, for
         // permessage-deflate (RFC 7692), only with the Compression trait (without it, offers are
         // declined and nothing links zlib).
@@ -232,6 +236,16 @@ let package = Package(
         ),
         // Its own module, so that a server without swift-service-lifecycle does not build it
         // (nor swift-async-algorithms and swift-collections, which it brings).
+        // Stores that instances share, in Redis: the rate limits' buckets (a RateLimitStore) through
+        // the system's libhiredis, with the Redis trait; its failures counted through swift-metrics.
+        .target(
+            name: "WhiskerRedis",
+            dependencies: [
+                "OpenAPIWhiskerPolicies", "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
         .target(
             name: "WhiskerLifecycle",
             dependencies: ["WhiskerCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
@@ -378,6 +392,18 @@ let package = Package(
                 "OpenAPIWhiskerDocument", "WhiskerCore",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // Against a real redis-server the tests start on loopback (Debian: redis-server, make deps).
+        .testTarget(
+            name: "WhiskerRedisTests",
+            dependencies: [
+                "WhiskerRedis", "OpenAPIWhiskerPolicies", "OpenAPIWhisker", "WhiskerCore", "WhiskerTesting",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         // CWhiskerSystem: the heap figure (mallinfo2) the rate limiter's memory test reads.

@@ -13,7 +13,7 @@
 #     NOTIFY_SOCKET, TCP_DEFER_ACCEPT, sched_getaffinity, and the C shims that wrap them), or a
 #     file in Sources or Tests imports Glibc, Musl or Darwin outside its `#if canImport(...)`;
 #   - the HTTP/1.1-only example binary (built with no traits), if given, links libssl, libcrypto,
-#     libnghttp2, zlib or Brotli, or holds code of a module its traits leave out (the trait modules,
+#     libnghttp2, zlib, Brotli, libzstd or libhiredis, or holds code of a module its traits leave out (the trait modules,
 #     swift-service-lifecycle, swift-metrics, swift-distributed-tracing, swift-configuration).
 # `make test` runs it. Run from anywhere; needs swift and python3.
 set -euo pipefail
@@ -37,6 +37,8 @@ allowed = {
     "OpenAPIWhiskerPolicies": {"WhiskerCore", "OpenAPIWhiskerDocument", "WhiskerSockets", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "OpenAPIWhisker": {"WhiskerCore", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "OpenAPIRuntime", "HTTPTypes", "Logging"},
     "WhiskerLifecycle": {"WhiskerCore", "ServiceLifecycle"},
+    # Stores that instances share: the policies'"'"' store protocols, in Redis through hiredis.
+    "WhiskerRedis": {"OpenAPIWhiskerPolicies", "CHiredis", "Logging", "CoreMetrics"},
     "WhiskerObservability": {"WhiskerCore", "HTTPTypes", "CoreMetrics", "Tracing"},
     "WhiskerCompression": {"WhiskerCore", "CZlib", "CBrotli", "CZstd", "HTTPTypes", "WhiskerConfiguration"},
     "WhiskerCORS": {"WhiskerCore", "HTTPTypes", "WhiskerConfiguration"},
@@ -45,7 +47,7 @@ allowed = {
     "WhiskerStaticFiles": {"WhiskerCore", "WhiskerHTTP", "HTTPTypes", "Logging"},
     "WhiskerProxies": {"WhiskerCore", "WhiskerSockets", "HTTPTypes", "Logging", "WhiskerConfiguration"},
     "WhiskerWebSocket": {"WhiskerCore", "WhiskerSockets", "WhiskerHTTP", "HTTPTypes", "Logging", "CZlib"},
-    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "WhiskerStaticFiles", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "Configuration"},
+    "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "WhiskerStaticFiles", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "WhiskerRedis", "Configuration"},
     "WhiskerConfiguration": {"WhiskerCore", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
     # The tool the WhiskerEmbedDocument plugin runs in a user'"'"'s build: nothing to build before it.
@@ -55,7 +57,7 @@ allowed = {
 forbidden_imports = {
     "WhiskerSockets": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2", "HTTPTypes"},
     "WhiskerHTTP": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "Logging", "Dispatch"},
-    # No Foundation: SHA-1 and base64 for the handshake are its own.
+    # No Foundation: base64 for the handshake is its own, SHA-1 comes from WhiskerHTTP.
     "WhiskerWebSocket": {"Foundation", "FoundationEssentials", "WhiskerTLS", "WhiskerHTTP2", "COpenSSL", "CNGHTTP2"},
     "WhiskerCore": {"WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "COpenSSL", "CNGHTTP2", "CZlib", "CBrotli", "CZstd"},
     # Files are served from the seams of the core alone: no TLS, HTTP/2 or compression of their own.
@@ -198,18 +200,18 @@ sys.exit(1 if breaches else 0)
 '
 
 if [[ $# -ge 1 ]]; then
-    linked=$(ldd "$1" | grep -E 'lib(ssl|crypto|nghttp2|brotlienc|brotlidec|brotlicommon|z|zstd)\.' || true)
+    linked=$(ldd "$1" | grep -E 'lib(ssl|crypto|nghttp2|brotlienc|brotlidec|brotlicommon|z|zstd|hiredis)\.' || true)
     if [[ -n $linked ]]; then
-        echo "check-layers: $1 (HTTP/1.1 only, no traits) links TLS, HTTP/2 or compression libraries:"
+        echo "check-layers: $1 (HTTP/1.1 only, no traits) links TLS, HTTP/2, compression or Redis libraries:"
         echo "$linked"
         exit 1
     fi
     # Swift symbols are mangled with their module's name as a length-prefixed identifier.
-    for module in WhiskerTLS WhiskerHTTP2 WhiskerCompression WhiskerLifecycle WhiskerObservability WhiskerConfiguration ServiceLifecycle CoreMetrics Tracing Configuration; do
+    for module in WhiskerTLS WhiskerHTTP2 WhiskerCompression WhiskerLifecycle WhiskerObservability WhiskerConfiguration WhiskerRedis ServiceLifecycle CoreMetrics Tracing Configuration; do
         if nm "$1" | grep -q "\$s${#module}${module}"; then
             echo "check-layers: $1 (HTTP/1.1 only, no traits) holds code of $module"
             exit 1
         fi
     done
 fi
-echo "check-layers: module dependencies, imports and folder sizes match the layer map, Linux-only calls stay in Sources/WhiskerSockets/Platform/ and the C library is imported only under #if canImport${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2, zlib, Brotli or libzstd and holds no code of the modules its traits leave out}"
+echo "check-layers: module dependencies, imports and folder sizes match the layer map, Linux-only calls stay in Sources/WhiskerSockets/Platform/ and the C library is imported only under #if canImport${1:+; $(basename "$1") links no libssl, libcrypto, libnghttp2, zlib, Brotli, libzstd or libhiredis and holds no code of the modules its traits leave out}"

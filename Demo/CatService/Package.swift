@@ -55,8 +55,9 @@ let package = Package(
         .executable(name: "cat-service", targets: ["CatService"]),
     ],
     dependencies: [
-        // The default traits (HTTPS, HTTP/2, compression) and the three a daemon wants besides.
-        .package(name: "whisker", path: "../..", traits: [.defaults, "Lifecycle", "Observability", "Configuration"]),
+        // The default traits (HTTPS, HTTP/2, compression), the three a daemon wants besides, and
+        // Redis, for rate limits that instances share (--rate-limit-store).
+        .package(name: "whisker", path: "../..", traits: [.defaults, "Lifecycle", "Observability", "Configuration", "Redis"]),
         .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
         // Without its default trait, FullFoundation, as Whisker depends on it: the runtime then uses
         // FoundationEssentials alone, and the server maps neither libFoundation nor ICU.

@@ -147,7 +147,10 @@ public struct WhiskerTransport: ServerTransport {
         let checks = validator.map { RequestValidationMiddleware(validators: [name: $0], status: validation?.status ?? .badRequest, logger: nil) }
         let operation = RegisteredOperation(
             name: name, handler: handler,
-            middlewares: AppliedPolicy.middlewares(policy, operation: name, deprecated: deprecated, validation: checks),
+            middlewares: AppliedPolicy.middlewares(
+                policy, operation: name, deprecated: deprecated,
+                idempotency: validator?.operation.idempotency.flatMap(IdempotencyKeys.Requirement.init(rawValue:)), validation: checks
+            ),
             deadline: AppliedPolicy(policy, operation: name, deprecated: deprecated), logger: server.configuration.logger
         )
         let limit = policy?.maxRequestBodySize ?? requestBodyLimits[key] ?? .serverDefault

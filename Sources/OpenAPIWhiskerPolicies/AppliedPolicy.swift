@@ -32,12 +32,15 @@ package struct AppliedPolicy: Sendable {
     /// The middlewares of `policy` for `operation`, around the document's checks, in the order
     /// `WhiskerTransport`'s one-line `policies:` has always applied them: deprecation (on every
     /// answer), a rate limit by client address, the checks (which name the principal), a rate
-    /// limit by principal, then the policy's own middlewares.
+    /// limit by principal, idempotency keys (scoped by the principal, of a valid request), then
+    /// the policy's own middlewares.
     /// - Parameters:
     ///   - deprecated: Whether the document marks the operation `deprecated`.
+    ///   - idempotency: What the document's `x-idempotency` says, when the policy says nothing.
     ///   - validation: The document's checks of the operation, if any.
     package static func middlewares(
-        _ policy: OperationPolicy?, operation: String, deprecated: Bool, validation: RequestValidationMiddleware?
+        _ policy: OperationPolicy?, operation: String, deprecated: Bool, idempotency: IdempotencyKeys.Requirement? = nil,
+        validation: RequestValidationMiddleware?
     ) -> [any ServerMiddleware] {
         var chain: [any ServerMiddleware] = []
         let policy = policy ?? OperationPolicy()
@@ -48,6 +51,9 @@ package struct AppliedPolicy: Sendable {
         if policy.rateLimit?.key == .client, let rateLimit { chain.append(rateLimit) }
         if let validation { chain.append(validation) }
         if policy.rateLimit?.key == .principal, let rateLimit { chain.append(rateLimit) }
+        if let keys = policy.idempotency ?? idempotency.map({ IdempotencyKeys($0) }) {
+            chain.append(IdempotencyMiddleware(keys, for: [operation]))
+        }
         chain += policy.middlewares
         return chain
     }

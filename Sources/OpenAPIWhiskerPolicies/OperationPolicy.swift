@@ -8,12 +8,12 @@ public import OpenAPIRuntime
 public import WhiskerCore
 
 /// What one operation may take and how it answers beyond its handler: a deadline, a rate limit,
-/// its request body limit, its deprecation and middlewares of its own, named by the operation's `operationId` in
+/// idempotency keys, its request body limit, its deprecation and middlewares of its own, named by the operation's `operationId` in
 /// `WhiskerTransport`'s `policies`:
 ///
 ///     let transport = try WhiskerTransport(server, validatingAgainst: document, policies: [
 ///         "getEmojiStream": OperationPolicy(deadline: .seconds(300)),
-///         "adoptCat": OperationPolicy(rateLimit: RateLimit(10, per: .seconds(60))),
+///         "adoptCat": OperationPolicy(rateLimit: RateLimit(10, per: .seconds(60)), idempotency: IdempotencyKeys(.required)),
 ///         "countCats": OperationPolicy(deadline: .seconds(30), maxRequestBodySize: .maximum(64 << 20)),
 ///         "getEmojiV1": OperationPolicy(sunset: Date(timeIntervalSince1970: 1_798_761_600)),
 ///     ])
@@ -31,6 +31,10 @@ public struct OperationPolicy: Sendable {
     /// Requests allowed per client (or principal): beyond them, `429 Too Many Requests` with
     /// `Retry-After`. Every answer of the operation carries `RateLimit-Policy` and `RateLimit`.
     public var rateLimit: RateLimit?
+    /// Idempotency keys: a retry with the same `Idempotency-Key` gets the first answer again and
+    /// the handler runs once. `nil`: as the document's `x-idempotency` says (`required` or
+    /// `optional`), or none.
+    public var idempotency: IdempotencyKeys?
     /// The request body limit, in place of the server's `maxRequestBodySize`.
     public var maxRequestBodySize: RequestBodyLimit?
     /// The slowest the request body may arrive, in place of the server's `minRequestBodyRate`:
@@ -62,13 +66,14 @@ public struct OperationPolicy: Sendable {
     /// A policy; every part is optional.
     public init(
         deadline: Duration? = nil, deadlineStatus: HTTPResponse.Status = .serviceUnavailable, rateLimit: RateLimit? = nil,
-        maxRequestBodySize: RequestBodyLimit? = nil, minRequestBodyRate: RequestBodyRate? = nil,
+        idempotency: IdempotencyKeys? = nil, maxRequestBodySize: RequestBodyLimit? = nil, minRequestBodyRate: RequestBodyRate? = nil,
         deprecatedSince: Date? = nil, sunset: Date? = nil, deprecationLink: String? = nil, middlewares: [any ServerMiddleware] = []
     ) {
         precondition(deadline.map { $0 > .zero } ?? true, "a deadline must be longer than zero")
         self.deadline = deadline
         self.deadlineStatus = deadlineStatus
         self.rateLimit = rateLimit
+        self.idempotency = idempotency
         self.maxRequestBodySize = maxRequestBodySize
         self.minRequestBodyRate = minRequestBodyRate
         self.deprecatedSince = deprecatedSince

@@ -15,9 +15,14 @@
 ///     RateLimit-Policy: "getReport";q=10;w=3600
 ///     RateLimit: "getReport";r=7;t=360
 ///
-/// The buckets live in memory, in the server process: each instance of a service behind a load
-/// balancer counts on its own. At most ``maxTrackedClients`` buckets are kept, whatever the number
-/// of distinct clients; past that one of the oldest is forgotten, a limited client last (see ``maxTrackedClients``).
+/// By default the buckets live in memory, in the server process: each instance of a service
+/// behind a load balancer counts on its own. At most ``maxTrackedClients`` buckets are kept,
+/// whatever the number of distinct clients; past that one of the oldest is forgotten, a limited
+/// client last (see ``maxTrackedClients``). Instances that share a ``store`` count together:
+///
+///     // 20 adoptions a minute per client, however many instances serve them.
+///     let shared = try RedisStore(url: "redis://10.0.0.5:6379")
+///     RateLimit(20, per: .seconds(60), store: shared, whenStoreFails: .allow)
 public struct RateLimit: Sendable, Equatable {
     /// Whose requests share a bucket.
     public enum Key: Sendable, Equatable {
@@ -51,14 +56,27 @@ public struct RateLimit: Sendable, Equatable {
     /// has a full bucket anyway, so forgetting it loses nothing. Raise it for a long window or many
     /// clients; memory grows with the buckets in use, never past this many.
     public var maxTrackedClients: Int
+    /// Where the buckets live: `nil` (the default) in this process's memory, or a store that
+    /// instances share (`RedisStore`), where ``maxTrackedClients`` does not apply (the store keeps
+    /// a bucket until it is full again, then forgets it).
+    public var store: (any RateLimitStore)?
+    /// What a request gets when ``store`` cannot answer: ``StoreFailure/allow`` (the default,
+    /// "fail open") or ``StoreFailure/refuse``. Either way the store logs when it becomes
+    /// unavailable and when it is back, and the request is logged at `debug`.
+    public var whenStoreFails: StoreFailure
 
     /// A limit of `requests` per `window` for each client address or principal.
     /// - Parameters:
     ///   - requests: The quota per window and the largest burst; at least 1.
     ///   - window: The time in which a drained bucket fills up again; more than zero.
     ///   - key: Whose requests share a bucket: the client's address or the principal.
-    ///   - maxTrackedClients: The most buckets kept; at least 1.
-    public init(_ requests: Int, per window: Duration, by key: Key = .client, maxTrackedClients: Int = 65_536) {
+    ///   - maxTrackedClients: The most buckets kept in memory; at least 1.
+    ///   - store: Where the buckets live: `nil`, in memory, or a store instances share.
+    ///   - whenStoreFails: What a request gets when the store cannot answer.
+    public init(
+        _ requests: Int, per window: Duration, by key: Key = .client, maxTrackedClients: Int = 65_536,
+        store: (any RateLimitStore)? = nil, whenStoreFails: StoreFailure = .allow
+    ) {
         precondition(requests >= 1, "a rate limit allows at least 1 request per window, not \(requests)")
         precondition(window > .zero, "a rate limit's window is longer than zero, not \(window)")
         precondition(maxTrackedClients >= 1, "a rate limit tracks at least 1 client, not \(maxTrackedClients)")
@@ -66,5 +84,13 @@ public struct RateLimit: Sendable, Equatable {
         self.window = window
         self.key = key
         self.maxTrackedClients = maxTrackedClients
+        self.store = store
+        self.whenStoreFails = whenStoreFails
+    }
+
+    /// Whether two limits count alike: the same quota, window, key, table size, failure mode and store (the same object).
+    public static func == (lhs: RateLimit, rhs: RateLimit) -> Bool {
+        lhs.requests == rhs.requests && lhs.window == rhs.window && lhs.key == rhs.key && lhs.maxTrackedClients == rhs.maxTrackedClients
+            && lhs.whenStoreFails == rhs.whenStoreFails && lhs.store.map(ObjectIdentifier.init) == rhs.store.map(ObjectIdentifier.init)
     }
 }

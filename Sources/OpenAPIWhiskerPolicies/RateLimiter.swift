@@ -4,21 +4,10 @@ import WhiskerSockets
 
 /// The buckets of one operation's ``RateLimit``, and the fields that tell a client about them.
 ///
-/// Each bucket is a GCRA ("generic cell rate algorithm") cell: the one number it keeps is the
-/// theoretical arrival time (TAT), the instant at which the bucket would be full again, as
-/// nanoseconds since the limiter was made. A request at `now` is allowed when taking one more
-/// token would not push the TAT more than one window ahead of `now`:
-///
-///     interval  = window / requests           (the time one token takes to come back)
-///     tolerance = interval × requests         (a full bucket, as time: the window)
-///     next      = max(TAT, now) + interval
-///     allowed   = next − now ≤ tolerance      (then TAT = next)
-///
-/// which is a token bucket of `requests` tokens refilled continuously at `requests / window`, in
-/// integer nanoseconds: `next − now` is the bucket's emptiness as time, so the tokens left are
-/// `(tolerance − (next − now)) / interval`. A bucket is thus a TAT and whether its client was
-/// refused since it was last full, and one that has refilled (`TAT ≤ now`) says nothing more than a
-/// new one.
+/// The in-memory ``RateLimitStore``, the default: each bucket a GCRA cell (``RateLimitPolicy``
+/// says the algorithm), its TAT in integer nanoseconds since the limiter was made. A bucket is a
+/// TAT and whether its client was refused since it was last full; one that has refilled (`TAT ≤
+/// now`) says nothing more than a new one.
 ///
 /// The table is bounded: 16 shards (fewer when ``RateLimit/maxTrackedClients`` is smaller), each
 /// behind its own `Mutex` with a dictionary of buckets and a ring of its keys in the order they
@@ -44,18 +33,7 @@ final class RateLimiter: Sendable {
         case principal(String)
     }
 
-    /// The answer for one request.
-    struct Decision: Sendable, Equatable {
-        /// Whether the request may go on (a token was taken) or is refused (429).
-        let allowed: Bool
-        /// The tokens left after this request: further requests allowed right now.
-        let remaining: Int
-        /// Seconds (rounded up, at least 1) until one more token is back: `RateLimit`'s `t`.
-        let reset: Int
-        /// When refused, seconds (rounded up, at least 1) until a request is allowed again:
-        /// `Retry-After`. `nil` when allowed.
-        let retryAfter: Int?
-    }
+    typealias Decision = RateLimitDecision
 
     let limit: RateLimit
     /// The time one token takes to come back, in nanoseconds: window / requests, at least 1.
@@ -65,10 +43,8 @@ final class RateLimiter: Sendable {
     /// The instant TATs count from.
     private let epoch: ContinuousClock.Instant
     private let shards: [Shard]
-    /// `RateLimit-Policy`'s value, the same for every response.
-    private let policy: String
-    /// The policy's name as a structured-field string, for `RateLimit`.
-    private let quotedName: String
+    /// The name, the quota and the fields.
+    let policy: RateLimitPolicy
 
     /// Makes the buckets for `limit`, all full.
     /// - Parameters:
@@ -76,18 +52,15 @@ final class RateLimiter: Sendable {
     ///   - name: The policy's name in the fields: the operation's `operationId`.
     init(_ limit: RateLimit, name: String) {
         self.limit = limit
-        let window = max(1, Self.nanoseconds(limit.window))
-        let requests = Int64(limit.requests)
-        interval = max(1, window / requests)
-        tolerance = interval * requests
+        interval = RateLimitPolicy.interval(RateLimitPolicy.nanoseconds(limit.window), requests: limit.requests)
+        tolerance = interval * Int64(limit.requests)
         epoch = .now
         let count = min(16, limit.maxTrackedClients)
         shards = (0..<count).map { index in
             // maxTrackedClients split as evenly as it goes; the capacities add up to it exactly.
             Shard(capacity: limit.maxTrackedClients / count + (index < limit.maxTrackedClients % count ? 1 : 0))
         }
-        quotedName = Self.quoted(name)
-        policy = "\(quotedName);q=\(limit.requests);w=\(Self.wholeSeconds(limit.window))"
+        policy = RateLimitPolicy(limit, name: name)
     }
 
     /// The bucket a request goes to: the principal's name when the limit is by principal and the
@@ -108,7 +81,7 @@ final class RateLimiter: Sendable {
     /// Refills `key`'s bucket for the time since it was last used, then takes one token from it
     /// if there is one.
     func take(_ key: Key, now: ContinuousClock.Instant = .now) -> Decision {
-        let now = Self.nanoseconds(now - epoch)
+        let now = RateLimitPolicy.nanoseconds(now - epoch)
         let shard = shards.count == 1 ? shards[0] : shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
         let interval = interval, tolerance = tolerance
         return shard.buckets.withLock { buckets in
@@ -119,8 +92,7 @@ final class RateLimiter: Sendable {
             guard ahead <= tolerance else {
                 // Refused: the bucket is kept in preference to others (see `Buckets.insert`).
                 if let index { buckets.arrivals.values[index].refused = true }
-                let wait = Self.wholeSeconds(nanoseconds: ahead - tolerance)
-                return Decision(allowed: false, remaining: 0, reset: wait, retryAfter: wait)
+                return RateLimitPolicy.decision(allowed: false, ahead: ahead, interval: interval, tolerance: tolerance)
             }
             if let index, let previous {
                 // A bucket that had refilled forgets that its client was refused before.
@@ -128,11 +100,7 @@ final class RateLimiter: Sendable {
             } else {
                 buckets.insert(key, next, now: now, keepLimitedFor: tolerance)
             }
-            let slack = tolerance - ahead
-            return Decision(
-                allowed: true, remaining: Int(slack / interval),
-                reset: Self.wholeSeconds(nanoseconds: interval - slack % interval), retryAfter: nil
-            )
+            return RateLimitPolicy.decision(allowed: true, ahead: ahead, interval: interval, tolerance: tolerance)
         }
     }
 
@@ -141,62 +109,13 @@ final class RateLimiter: Sendable {
         shards.reduce(0) { total, shard in total + shard.buckets.withLock { $0.arrivals.count } }
     }
 
-    /// The response fields for a decision: `RateLimit-Policy` and `RateLimit` (and `Retry-After`
-    /// when refused) as HTTPFields.
-    ///
-    /// They follow draft-ietf-httpapi-ratelimit-headers-11 (May 2026): `RateLimit-Policy` is a
-    /// list of quota policies, each a string (the name) with `q`, the quota in requests, and `w`,
-    /// the window in whole seconds; `RateLimit` says the service limit now under that policy:
-    /// `r`, the quota available, and `t`, the "effective window", the seconds within which the
-    /// client can use no more than `r`. With a bucket that refills continuously that is the time
-    /// until the next token comes back, rounded up like `Retry-After` (which the draft says
-    /// should not come before the end of `t`; for a refused request the two are equal):
-    ///
-    ///     RateLimit-Policy: "getReport";q=10;w=60
-    ///     RateLimit: "getReport";r=0;t=6
-    ///     Retry-After: 6
-    func fields(for decision: Decision) -> HTTPFields {
-        var fields = HTTPFields()
-        fields[.rateLimitPolicy] = policy
-        fields[.rateLimit] = "\(quotedName);r=\(decision.remaining);t=\(decision.reset)"
-        if let retryAfter = decision.retryAfter { fields[.retryAfter] = String(retryAfter) }
-        return fields
-    }
+    /// `RateLimit-Policy` and `RateLimit` (and `Retry-After` when refused) for a decision.
+    func fields(for decision: Decision) -> HTTPFields { policy.fields(for: decision) }
+}
 
-    /// A duration in nanoseconds, kept within a quarter of Int64's range (73 years) so that TAT
-    /// arithmetic cannot overflow.
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let bound = Int64.max / 4
-        let (seconds, attoseconds) = duration.components
-        guard seconds < bound / 1_000_000_000 else { return bound }
-        guard seconds > -bound / 1_000_000_000 else { return -bound }
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-
-    /// Whole seconds, rounded up, at least 1.
-    private static func wholeSeconds(nanoseconds: Int64) -> Int {
-        max(1, Int((nanoseconds + 999_999_999) / 1_000_000_000))
-    }
-
-    /// A window in whole seconds, rounded up, at least 1 (the draft's `w` has no fractions).
-    private static func wholeSeconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
-    }
-
-    /// A structured-field string (RFC 9651, section 3.3.3): in quotes, `"` and `\` escaped; a
-    /// character it cannot hold (outside printable ASCII) becomes `?`.
-    private static func quoted(_ name: String) -> String {
-        var quoted = "\""
-        for scalar in name.unicodeScalars {
-            switch scalar.value {
-            case 0x22, 0x5C: quoted += "\\" + String(scalar)
-            case 0x20...0x7E: quoted.unicodeScalars.append(scalar)
-            default: quoted += "?"
-            }
-        }
-        return quoted + "\""
-    }
+/// The in-memory store: the limiter of one policy, which counts in this process.
+extension RateLimiter: RateLimitStore {
+    func take(_ key: RateLimitKey, policy: RateLimitPolicy) async throws -> RateLimitDecision { take(key.storage) }
 }
 
 extension RateLimiter {
@@ -262,11 +181,4 @@ extension RateLimiter {
             arrivals[key] = Bucket(arrival: arrival)
         }
     }
-}
-
-extension HTTPField.Name {
-    /// `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers): the quota policies.
-    static let rateLimitPolicy = HTTPField.Name("RateLimit-Policy")!
-    /// `RateLimit` (draft-ietf-httpapi-ratelimit-headers): the service limit now.
-    static let rateLimit = HTTPField.Name("RateLimit")!
 }

@@ -50,3 +50,6 @@
 #if Configuration
 @_exported public import WhiskerConfiguration
 #endif
+#if Redis
+@_exported public import WhiskerRedis
+#endif

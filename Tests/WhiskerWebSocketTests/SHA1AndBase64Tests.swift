@@ -1,5 +1,6 @@
 import Testing
 @testable import WhiskerWebSocket
+import WhiskerHTTP
 
 @Suite("SHA-1 and base64, written without Foundation for the handshake")
 struct SHA1AndBase64Tests {

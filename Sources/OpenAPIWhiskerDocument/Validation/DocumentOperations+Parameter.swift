@@ -1,3 +1,5 @@
+import HTTPTypes
+
 extension DocumentOperations {
     /// A parameter of an operation as validation reads it from a request: where it is, how it is
     /// serialized (its `style` and `explode`, or its `content`), and how the text of each value
@@ -23,6 +25,9 @@ extension DocumentOperations {
 
         let name: String
         let location: Location
+        /// A header parameter's field name, made once (`nil` for the other places, or a name no
+        /// field can have).
+        let fieldName: HTTPField.Name?
         let required: Bool
         let schema: Int?
         let style: Style
@@ -53,6 +58,7 @@ extension DocumentOperations {
             else { throw DocumentError("\(location): a parameter without a name or a known `in`") }
             self.name = name
             self.location = place
+            fieldName = place == .header ? HTTPField.Name(name) : nil
             required = parameter["required"]?.bool ?? (place == .path)
             let defaultStyle: Style = place == .query || place == .cookie ? .form : .simple
             style = parameter["style"]?.string.flatMap(Style.init(rawValue:)) ?? defaultStyle

@@ -40,6 +40,8 @@ package struct DocumentOperations: Sendable {
         let security: SecurityRequirements?
         /// `deprecated: true`.
         package let deprecated: Bool
+        /// `x-idempotency`: `required` or `optional` (idempotency keys), `nil` when absent.
+        package let idempotency: String?
 
         /// The documented response for `status`: exact, then its class (`4XX`), then `default`.
         func response(for status: Int) -> MediaTypes? {
@@ -109,10 +111,14 @@ package struct DocumentOperations: Sendable {
                 let security = try (operation["security"] ?? root["security"]).map { value throws(DocumentError) in
                     try Self.requirements(value, schemes: schemes, at: location)
                 }
+                let idempotency = operation["x-idempotency"]?.string
+                guard idempotency == nil || idempotency == "required" || idempotency == "optional" else {
+                    throw DocumentError("\(location)/x-idempotency is required or optional, not \(operation["x-idempotency"].map { "\($0)" } ?? "")")
+                }
                 operations.append(Operation(
                     id: operation["operationId"]?.string ?? "\(method.uppercased()) \(path)", method: method.uppercased(), path: path,
                     segments: path.split(separator: "/", omittingEmptySubsequences: false), parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses,
-                    security: security, deprecated: operation["deprecated"]?.bool ?? false
+                    security: security, deprecated: operation["deprecated"]?.bool ?? false, idempotency: idempotency
                 ))
             }
         }

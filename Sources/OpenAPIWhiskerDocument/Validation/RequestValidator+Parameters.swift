@@ -53,8 +53,11 @@ extension RequestValidator {
             guard let raw = pathParameters[parameter.name] else { return .absent }
             return Self.readPath(parameter, raw: raw)
         case .header:
-            guard let name = HTTPField.Name(parameter.name) else { return .absent }
-            let values = head.headerFields[values: name]
+            guard let name = parameter.fieldName else { return .absent }
+            // A walk over the fields, not `headerFields[values: name]`: a lookup by name builds
+            // the fields' index (allocations on every request, even one without the field).
+            var values: [String] = []
+            for field in head.headerFields where field.name == name { values.append(field.value) }
             guard !values.isEmpty else { return .absent }
             return Self.readHeader(parameter, values: values)
         case .cookie:

@@ -21,7 +21,10 @@ import WhiskerCore
 /// (``RequestValidationMiddleware``): before it, every request falls back to its client address.
 /// A request outside a Whisker server's handler (no `RequestContext`) counts in one shared bucket.
 public struct RateLimitMiddleware: ServerMiddleware {
-    private let limiter: RateLimiter
+    private let limit: RateLimit
+    private let policy: RateLimitPolicy
+    /// The limit's store, or a table in memory of this middleware's own.
+    private let store: any RateLimitStore
     private let scope: OperationScope
     private let logger: Logger?
 
@@ -34,7 +37,10 @@ public struct RateLimitMiddleware: ServerMiddleware {
     ///   - logger: Where refusals are logged (`info`): `nil` (the default) logs to swift-log's
     ///     `Logger.current`, bound by Whisker for every request with its `request_id`.
     public init(_ limit: RateLimit, named name: String? = nil, for operations: OperationScope = .all, logger: Logger? = nil) {
-        limiter = RateLimiter(limit, name: name ?? operations.single ?? "default")
+        let name = name ?? operations.single ?? "default"
+        self.limit = limit
+        policy = RateLimitPolicy(limit, name: name)
+        store = limit.store ?? RateLimiter(limit, name: name)
         scope = operations
         self.logger = logger
     }
@@ -47,11 +53,18 @@ public struct RateLimitMiddleware: ServerMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard scope.contains(operationID) else { return try await next(request, body, metadata) }
         let context = RequestContext.current
-        let key = RateLimiter.key(client: context?.client, principal: context?.principal?.name, by: limiter.limit.key)
-        let decision = limiter.take(key)
-        let fields = limiter.fields(for: decision)
+        let key = RateLimitKey(RateLimiter.key(client: context?.client, principal: context?.principal?.name, by: limit.key))
+        let decision: RateLimitDecision
+        do {
+            decision = try await store.take(key, policy: policy)
+        } catch {
+            return try await limit.whenStoreFails.answer(
+                error, for: "rate limit", running: "allowed, unlimited", request, body: body, metadata: metadata,
+                operationID: operationID, logger: logger ?? Logger.current, next: next
+            )
+        }
+        let fields = policy.fields(for: decision)
         guard decision.allowed else {
-            let limit = limiter.limit
             let detail = "more than \(limit.requests) requests in \(limit.window.inSeconds); retry in \(decision.retryAfter ?? 1) s"
             (logger ?? Logger.current).info("request refused", metadata: [
                 "operation": "\(operationID)", "status": "429", "error": "rate limit: \(detail)",

@@ -1,4 +1,5 @@
 public import HTTPTypes
+import WhiskerHTTP
 
 /// The opening handshake (RFC 6455 4.2), I/O-free: whether a request head asks for a WebSocket
 /// the way the RFC requires, and the fields of the `101 Switching Protocols` that accepts it.

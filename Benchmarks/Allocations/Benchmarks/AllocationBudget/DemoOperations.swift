@@ -19,6 +19,10 @@ import WhiskerCore
 ///   body read and checked against `Adoption` (an object, `name` required, 1 to 100 characters,
 ///   `pattern: '\S'`), then decoded by the runtime's JSON decoder; `201` with a `Welcome`
 ///   encoded by its JSON encoder.
+///   The document declares an optional `Idempotency-Key` header on it (`x-idempotency: optional`):
+///   the checks read the absent field on every request, 9 allocations in this debug build (219 to
+///   228, issue 42), and the idempotency middleware the transport adds passes a request without a
+///   key on with none (`make test-budget-stacks` shows no stack of it).
 ///
 /// What the demo adds around them is left out: its rate limit on `adoptCat`, its metrics and
 /// access-log observers, the security check of `getShelterReport` (no authenticators are given:

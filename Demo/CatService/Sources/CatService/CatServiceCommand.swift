@@ -352,6 +352,12 @@ struct CatServiceCommand: AsyncParsableCommand {
     @Option(name: .customLong("adoption-rate-limit"), help: ArgumentHelp("How many adoptions (POST /api/adopt) a client address may ask for per time: REQUESTS/SECONDS, as a token bucket; past it, 429 with Retry-After. (default: 20/60; env: CAT_SERVICE_ADOPTION_RATE_LIMIT)", valueName: "requests/seconds"))
     var adoptionRateLimit: String?
 
+    @Option(name: .customLong("store"), help: ArgumentHelp("Where the adoptions' rate limit counts and their idempotency keys' answers are kept, shared by every instance given the same one: redis://[[user]:password@]host[:port][/database] or unix:///path/to/redis.sock. (default: in memory, each instance on its own; env: CAT_SERVICE_STORE)", valueName: "url"))
+    var store: String?
+
+    @Option(name: .customLong("store-failure"), help: ArgumentHelp("What an adoption gets while the --store cannot answer: allow (it runs, unlimited and without its key's record) or refuse (503). (default: allow; env: CAT_SERVICE_STORE_FAILURE)", valueName: "allow|refuse"))
+    var storeFailure: String?
+
     @Flag(
         name: .customLong("cors-credentials"),
         help: "Let --cors-origin pages send cookies and HTTP authentication (Access-Control-Allow-Credentials; not with *). (default: off; env: CAT_SERVICE_CORS_CREDENTIALS=true|false)"
@@ -406,6 +412,12 @@ struct CatServiceCommand: AsyncParsableCommand {
         let metrics = settings.metrics ? PrometheusMetrics() : nil
         configuration.metrics = metrics?.factory
         configuration.io.backend = settings.ioBackend
+        var policies = settings.policies
+        if let url = settings.store {
+            let store = try RedisStore(url: url, logger: logger, metrics: metrics?.factory)
+            policies.adoptions.store = store
+            policies.adoptionKeys.store = store
+        }
         let document = try CatServiceOperations.document()
         if settings.contractCheck {
             let registry = metrics?.registry
@@ -418,7 +430,7 @@ struct CatServiceCommand: AsyncParsableCommand {
         let operations = try CatServiceOperations()
         let transport = try operations.transport(
             on: server, validating: settings.validation, reportTokens: settings.reportTokens, visitorTokens: settings.visitorTokens,
-            policies: settings.policies
+            policies: policies
         )
         try operations.registerHandlers(on: transport)
         try transport.serveDocument(document, serverURL: try CatServiceOperations.serverURL())

@@ -30,6 +30,9 @@ struct Settings {
     var visitorTokens: Set<String>
     /// The event stream's and the census' deadlines, and the adoptions' rate limit.
     var policies = CatServiceOperations.Policies()
+    /// The Redis URL the adoptions' rate limit and idempotency keys live in (--store), if any:
+    /// the store itself is made when the server is, with its logger and metrics.
+    var store: String?
     var logLevel: Logger.Level
     /// How the workers learn of readiness: epoll sets, or a Dispatch source per connection.
     var ioBackend = IOBackend.default
@@ -63,6 +66,21 @@ struct Settings {
                 throw ValidationError("\(source) must be REQUESTS/SECONDS (1 to 1000000 requests, above 0 and at most 86400 seconds), got \"\(text)\"")
             }
             policies.adoptions = RateLimit(requests, per: .milliseconds(Int64((window * 1000).rounded())))
+        }
+        if let url = try command.store ?? sources.value("store")?.text {
+            do {
+                _ = try RedisStore.Configuration(url: url)
+            } catch {
+                throw ValidationError("\(command.store != nil ? "--store" : sources.origin(of: "store")): \(error)")
+            }
+            store = url
+        }
+        if let text = try command.storeFailure ?? sources.choice("storeFailure", from: ["allow", "refuse"]) {
+            guard let failure: StoreFailure = text == "allow" ? .allow : text == "refuse" ? .refuse : nil else {
+                throw ValidationError("--store-failure must be allow or refuse, got \"\(text)\"")
+            }
+            policies.adoptions.whenStoreFails = failure
+            policies.adoptionKeys.whenStoreFails = failure
         }
         if let level = command.logLevel {
             logLevel = level

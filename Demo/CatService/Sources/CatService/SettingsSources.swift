@@ -44,6 +44,7 @@ enum SettingsSources {
         "reportTokens": "CAT_SERVICE_REPORT_TOKENS", "visitorTokens": "CAT_SERVICE_VISITOR_TOKENS",
         "streamDeadline": "CAT_SERVICE_STREAM_DEADLINE", "censusDeadline": "CAT_SERVICE_CENSUS_DEADLINE",
         "adoptionRateLimit": "CAT_SERVICE_ADOPTION_RATE_LIMIT", "staticDirectory": "CAT_SERVICE_STATIC",
+        "store": "CAT_SERVICE_STORE", "storeFailure": "CAT_SERVICE_STORE_FAILURE",
     ]
 
     /// The configuration file `--config` names, else `CAT_SERVICE_CONFIG`, if any.

@@ -50,7 +50,7 @@ public struct CatServiceOperations: Sendable {
     }
 
     /// What the operations may take beyond their body limits: how long an event stream and a
-    /// census may run, and how many adoptions a client may ask for.
+    /// census may run, how many adoptions a client may ask for, and where their idempotency keys live.
     public struct Policies: Sendable {
         /// The deadline of `GET /api/emoji/stream`: a stream still running then is ended (the
         /// longest one asked for, 100 events 5 s apart, takes 495 s).
@@ -59,6 +59,9 @@ public struct CatServiceOperations: Sendable {
         public var censusDeadline: Duration = .seconds(120)
         /// Adoptions (`POST /api/adopt`) per client address: past it, 429.
         public var adoptions = RateLimit(20, per: .seconds(60))
+        /// Adoptions' idempotency keys (the document's `x-idempotency: optional`), in memory
+        /// unless `--store` shares them.
+        public var adoptionKeys = IdempotencyKeys(.optional)
 
         public init() {}
 
@@ -71,7 +74,7 @@ public struct CatServiceOperations: Sendable {
             [
                 registeredPaths ? "GET /api/emoji/stream" : "getEmojiStream": OperationPolicy(deadline: streamDeadline),
                 registeredPaths ? "POST /api/census" : "countCats": OperationPolicy(deadline: censusDeadline),
-                registeredPaths ? "POST /api/adopt" : "adoptCat": OperationPolicy(rateLimit: adoptions),
+                registeredPaths ? "POST /api/adopt" : "adoptCat": OperationPolicy(rateLimit: adoptions, idempotency: adoptionKeys),
                 registeredPaths ? "GET /api/clip" : "getClip": OperationPolicy(middlewares: [ClipValidatorMiddleware(etag: clipETag)]),
                 registeredPaths ? "GET /api/report" : "getShelterReport": OperationPolicy(middlewares: [ReportGuardMiddleware()]),
             ]
