@@ -38,7 +38,7 @@ public import WhiskerCore
 ///           "POST /api/census": .maximum(256 << 20),
 ///           "POST /api/adopt": .maximum(1024),
 ///       ])
-/// - With the document (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``),
+/// - With the document (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:policiesByTag:)``),
 ///   requests are checked against it, its security schemes are enforced, and each operation may
 ///   have an ``/OpenAPIWhiskerPolicies/OperationPolicy`` by operationId: a deadline, a rate limit, its body limit, its
 ///   deprecation.
@@ -61,7 +61,7 @@ public struct WhiskerTransport: ServerTransport {
     ///     as registered; the others keep the server's.
     ///   - policies: Each operation's ``/OpenAPIWhiskerPolicies/OperationPolicy`` (deadline, rate limit, body limit,
     ///     deprecation), keyed `"METHOD /path/{template}"` as registered. With a document
-    ///     (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)``)
+    ///     (``init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:policiesByTag:)``)
     ///     they are keyed by operationId.
     public init(_ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:], policies: [String: OperationPolicy] = [:]) {
         self.server = server
@@ -111,19 +111,33 @@ public struct WhiskerTransport: ServerTransport {
     ///   - policies: Each operation's ``/OpenAPIWhiskerPolicies/OperationPolicy`` (deadline, rate limit, body limit,
     ///     deprecation), keyed by operationId. An operation the document marks `deprecated`
     ///     answers with `Deprecation` whether or not it has one.
+    ///   - policiesByTag: Policies for the operations the document gives a tag, keyed by tag: an
+    ///     operation's own policy goes over them (each part it sets wins, middlewares run the
+    ///     tag's first), and an operation with several tags takes them in its `tags` order, the
+    ///     first winning.
     /// - Throws: ``/OpenAPIWhiskerDocument/DocumentError`` if the document cannot be read or a schema in it cannot be used
     ///   (a `pattern` Swift's `Regex` does not compile, such as a lookbehind, a `$ref` outside it), or a
-    ///   policy names an operationId the document does not have.
+    ///   policy names an operationId, or a tag, the document does not have.
     public init(
         _ server: WhiskerServer, requestBodyLimits: [String: RequestBodyLimit] = [:], validatingAgainst document: OpenAPIDocument,
         invalidRequestStatus: HTTPResponse.Status = .badRequest, authenticators: [String: Authenticator] = [:],
-        policies: [String: OperationPolicy] = [:]
+        policies: [String: OperationPolicy] = [:], policiesByTag: [String: OperationPolicy] = [:]
     ) throws(DocumentError) {
         self.server = server
         self.requestBodyLimits = requestBodyLimits
         let operations = try DocumentOperations(document)
         for name in policies.keys where !operations.operations.contains(where: { $0.id == name }) {
             throw DocumentError("a policy is given for \(name), which is no operationId of the document")
+        }
+        for tag in policiesByTag.keys where !operations.operations.contains(where: { $0.tags.contains(tag) }) {
+            throw DocumentError("a policy is given for the tag \(tag), which no operation of the document has")
+        }
+        var policies = policies
+        for operation in operations.operations {
+            let tagged = operation.tags.compactMap { policiesByTag[$0] }
+            guard let first = tagged.first else { continue }
+            let byTags = tagged.dropFirst().reduce(first) { merged, next in merged.over(next) }
+            policies[operation.id] = policies[operation.id].map { $0.over(byTags) } ?? byTags
         }
         // An API key in the query is in the request target the access log shows: its name is
         // redacted like `api_key`'s, whatever it is.

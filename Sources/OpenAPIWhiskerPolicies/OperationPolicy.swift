@@ -82,6 +82,25 @@ public struct OperationPolicy: Sendable {
         self.middlewares = middlewares
     }
 
+    /// This policy over `base` (a tag's): each part this one sets wins, the others are `base`'s,
+    /// and the middlewares are `base`'s then this one's.
+    package func over(_ base: OperationPolicy) -> OperationPolicy {
+        var merged = self
+        if deadline == nil {
+            merged.deadline = base.deadline
+            merged.deadlineStatus = base.deadlineStatus
+        }
+        merged.rateLimit = rateLimit ?? base.rateLimit
+        merged.idempotency = idempotency ?? base.idempotency
+        merged.maxRequestBodySize = maxRequestBodySize ?? base.maxRequestBodySize
+        merged.minRequestBodyRate = minRequestBodyRate ?? base.minRequestBodyRate
+        merged.deprecatedSince = deprecatedSince ?? base.deprecatedSince
+        merged.sunset = sunset ?? base.sunset
+        merged.deprecationLink = deprecationLink ?? base.deprecationLink
+        merged.middlewares = base.middlewares + middlewares
+        return merged
+    }
+
     /// Whether the policy deprecates its operation (or only adds to the document's mark).
     var deprecates: Bool { deprecatedSince != nil || sunset != nil || deprecationLink != nil }
 

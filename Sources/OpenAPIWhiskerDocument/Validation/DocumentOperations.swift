@@ -42,6 +42,8 @@ package struct DocumentOperations: Sendable {
         package let deprecated: Bool
         /// `x-idempotency`: `required` or `optional` (idempotency keys), `nil` when absent.
         package let idempotency: String?
+        /// Its `tags`, in the document's order.
+        package let tags: [String]
 
         /// The documented response for `status`: exact, then its class (`4XX`), then `default`.
         func response(for status: Int) -> MediaTypes? {
@@ -118,7 +120,8 @@ package struct DocumentOperations: Sendable {
                 operations.append(Operation(
                     id: operation["operationId"]?.string ?? "\(method.uppercased()) \(path)", method: method.uppercased(), path: path,
                     segments: path.split(separator: "/", omittingEmptySubsequences: false), parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses,
-                    security: security, deprecated: operation["deprecated"]?.bool ?? false, idempotency: idempotency
+                    security: security, deprecated: operation["deprecated"]?.bool ?? false, idempotency: idempotency,
+                    tags: operation["tags"]?.array?.compactMap(\.string) ?? []
                 ))
             }
         }

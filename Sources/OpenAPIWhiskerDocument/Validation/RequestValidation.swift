@@ -6,7 +6,7 @@ package import WhiskerCore
 /// (issue 39), so that a filter on `[OpenAPIWhisker]` still sees them.
 private let logSource = "OpenAPIWhisker"
 
-/// What a `WhiskerTransport` made with `init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)`
+/// What a `WhiskerTransport` made with `init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:policiesByTag:)`
 /// checks before a handler runs: the operation's parameters (path, query, header, cookie), the
 /// request's media type and its JSON body, against the document's schemas.
 package struct RequestValidation: Sendable {

@@ -20,7 +20,7 @@ package import WhiskerCore
 ///     ])
 ///
 /// What is checked, and how a refusal reads, is what `WhiskerTransport`'s
-/// `init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:)`
+/// `init(_:requestBodyLimits:validatingAgainst:invalidRequestStatus:authenticators:policies:policiesByTag:)`
 /// says, which runs this middleware itself first for every operation. A JSON body is read whole
 /// (within the route's body limit) to be checked, and passed on from memory; other bodies stream
 /// on unread. The principal that the security schemes admit is in `RequestContext.current?.principal`
