@@ -254,6 +254,8 @@ let package = Package(
             name: "WhiskerTesting",
             dependencies: [
                 "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "WhiskerProxies", "COpenSSL", "CNGHTTP2",
+                // DocumentExamples: the document's request examples, replayed as tests.
+                "OpenAPIWhiskerDocument",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 // WhiskerTestTransport: a generated Client's ClientTransport, in process or live.
@@ -355,7 +357,7 @@ let package = Package(
         .testTarget(
             name: "WhiskerTestingTests",
             dependencies: [
-                "WhiskerTesting", "WhiskerCore", "WhiskerHTTP2",
+                "WhiskerTesting", "WhiskerCore", "WhiskerHTTP2", "OpenAPIWhiskerDocument",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -16,6 +16,7 @@ protocol ClientPipe: Sendable {
     /// Sends `bytes`; returns once the peer has room for more (throws once the pipe is closed).
     func send(_ bytes: [UInt8]) async throws
     /// The next bytes from the peer, as many as have arrived; empty at the end of the stream.
+    /// Cancelling the task that waits disconnects the pipe, as a client that gives up leaves.
     func receive() async throws -> [UInt8]
     /// Closes both ways now (a client that leaves): what the peer still sends is dropped.
     func disconnect()
@@ -77,6 +78,10 @@ final class InProcessPipe: ByteStream, ClientPipe, @unchecked Sendable {
     }
 
     func receive() async throws -> [UInt8] {
+        try await withTaskCancellationHandler { try await receiveNow() } onCancel: { disconnect() }
+    }
+
+    private func receiveNow() async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { [self] in
                 if !outbound.isEmpty {
@@ -239,6 +244,10 @@ final class SocketPipe: ClientPipe, @unchecked Sendable {
     }
 
     func receive() async throws -> [UInt8] {
+        try await withTaskCancellationHandler { try await receiveNow() } onCancel: { disconnect() }
+    }
+
+    private func receiveNow() async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             receiveQueue.async { [fd] in
                 continuation.resume(with: Result { () throws -> [UInt8] in

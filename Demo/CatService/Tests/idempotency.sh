@@ -2,7 +2,7 @@
 # idempotency.sh: adoptCat's Idempotency-Key (the document's `x-idempotency: optional`), over
 # HTTP/1.1 and HTTP/2: a retry with the same key and the same cat gets the first answer again
 # (Idempotent-Replayed: true) and the cat is adopted once (the report counts); the same key with
-# another cat is 422; a malformed key 400; 50 retries sent at once adopt one cat (the others are
+# another cat is 422; a key too long 400 (a broken quoted string is a bare key); 50 retries sent at once adopt one cat (the others are
 # replayed, or 409 while the first runs). Without a key an adoption runs every time, as before.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -34,13 +34,17 @@ for http in --http1.1 --http2-prior-knowledge; do
     adopt "$http" "\"adopt-tom$http\"" Felix
     check_eq "the same key with another cat: 422 as problem details" "422 application/problem+json" "$STATUS $(header Content-Type)"
     check_match "... saying why" 'used with another request' "$(problem_detail "$BODY")"
-    adopt "$http" '"unterminated' Tom
-    check_eq "a malformed key: 400" 400 "$STATUS"
+    adopt "$http" "$(printf 'k%.0s' {1..256})" Tom
+    check_eq "a key of 256 characters: 400" 400 "$STATUS"
     check_eq "neither adopted a cat" "$((before + 1))" "$(adoptions)"
+    adopt "$http" "\"unterminated$http" Tom
+    adopt "$http" "\"unterminated$http" Tom
+    check_eq "a broken quoted string is a bare key, quotes and all: replayed" "201 true" "$STATUS $(header Idempotent-Replayed)"
+    check_eq "... and one more cat adopted" "$((before + 2))" "$(adoptions)"
 
     request "$http" -H 'Content-Type: application/json' -d '{"name": "Tom"}' "$BASE/api/adopt"
     request "$http" -H 'Content-Type: application/json' -d '{"name": "Tom"}' "$BASE/api/adopt"
-    check_eq "without a key, each adoption runs (optional)" "201 $((before + 3))" "$STATUS $(adoptions)"
+    check_eq "without a key, each adoption runs (optional)" "201 $((before + 4))" "$STATUS $(adoptions)"
 
     echo "50 retries at once, one key, over $http"
     before=$(adoptions)

@@ -32,7 +32,11 @@ public struct ContractViolation: Sendable, CustomStringConvertible {
 /// A check, for tests and staging, that every response is one the document describes: its
 /// status documented for the operation (exactly, by class such as `4XX`, or `default`), its
 /// `Content-Type` one the document lists for that status, and a JSON body valid against its
-/// schema (a streamed JSON body is checked when it ends, up to 1 MiB). Each violation is logged
+/// schema (a streamed JSON body is checked when it ends, up to 1 MiB). A stream whose media type
+/// has an `itemSchema` (OpenAPI 3.2: `text/event-stream`, `application/jsonl`,
+/// `application/json-seq`) has each item checked as it leaves, before the client can see it:
+/// each server-sent event as the object of its fields (`data`, `event`, `id`, `retry`), each
+/// JSON line, each JSON text sequence record. Each violation is logged
 /// (warning, with the operation, the status and what failed) and handed to `onViolation`, to count
 /// it in a metric or fail a test; the response itself goes out unchanged.
 ///
@@ -49,7 +53,7 @@ public struct ContractViolation: Sendable, CustomStringConvertible {
 /// a documented success is allowed where the document does not list it: 206 and 416 to a `Range`
 /// request, 304 and 412 to a conditional one.
 public struct ContractCheck: ResponseStep {
-    private let operations: DocumentOperations
+    let operations: DocumentOperations
     private let prefix: String
     private let logger: Logger
     private let onViolation: @Sendable (ContractViolation) -> Void
@@ -82,8 +86,7 @@ public struct ContractCheck: ResponseStep {
         let seen = Seen(operation: operation, request: request, status: status, requestID: requestID)
         if Self.answersAnyRequest(status, operation: operation) { return }
         guard let documented = operation.response(for: status) ?? Self.answeredByHTTP(status, to: request, of: operation) else {
-            let listed = operation.responses.keys.sorted().joined(separator: ", ")
-            return report(["status \(status) is not documented (documented: \(listed))"], seen)
+            return report([operation.undocumented(status)], seen)
         }
         let hasBody: Bool = switch response.body.storage {
         case .empty, .switchingProtocols: false
@@ -91,24 +94,22 @@ public struct ContractCheck: ResponseStep {
         case .stream(let length, _): length != 0
         }
         guard hasBody, status != 304, status != 204, request.method != .head else { return }
-        guard let contentType = response.head.headerFields[.contentType], let essence = MediaType(contentType)?.essence else {
-            return report(["a body without Content-Type"], seen)
-        }
-        let match = documented.match(essence)
-        guard match.declared else {
-            let listed = documented.types.isEmpty ? "none" : documented.listed
-            return report(["Content-Type \(contentType) is not documented for \(status) (documented: \(listed))"], seen)
-        }
+        let (essence, match, problem) = documented.match(contentType: response.head.headerFields[.contentType], status: status)
+        if let problem { return report([problem], seen) }
         // A 206's body is a part: its type is checked, not its JSON.
-        guard status != 206, let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) else { return }
+        guard status != 206 else { return }
+        if let itemSchema = match.itemSchema, let sequential = SequentialMediaType(essence: essence) {
+            return checkItems(of: &response, as: sequential, against: itemSchema) { report($0, seen) }
+        }
+        guard let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) else { return }
         switch response.body.storage {
         case .bytes(let bytes):
-            report(check(bytes, against: schema), seen)
+            report(operations.schemas.problems(ofJSON: bytes, against: schema), seen)
         case .stream(let length, let write):
             response.body = ResponseBody(length: length) { writer in
                 let collector = CollectingSink(forwardingTo: writer.sink, limit: Self.streamedBodyLimit)
                 try await write(ResponseBodyWriter(sink: collector))
-                if let bytes = collector.collected { report(check(bytes, against: schema), seen) }
+                if let bytes = collector.collected { report(operations.schemas.problems(ofJSON: bytes, against: schema), seen) }
             }
         case .empty, .switchingProtocols:
             break
@@ -116,24 +117,16 @@ public struct ContractCheck: ResponseStep {
     }
 
     /// What a violation report says of the response it is about.
-    private struct Seen: Sendable {
+    struct Seen: Sendable {
         let operation: DocumentOperations.Operation
         let request: HTTPRequest
         let status: Int
         let requestID: String?
     }
 
-    /// What a JSON body does that its schema does not allow.
-    private func check(_ bytes: some Collection<UInt8>, against schema: Int) -> [String] {
-        do {
-            return try operations.schemas.violations(ofJSON: bytes, against: schema).map { "body \($0.pointer.isEmpty ? "/" : $0.pointer): \($0.detail)" }
-        } catch {
-            return ["body: \(error)"]
-        }
-    }
 
     /// Logs `problems` (if any) as one violation of the response `seen` and hands it on.
-    private func report(_ problems: [String], _ seen: Seen) {
+    func report(_ problems: [String], _ seen: Seen) {
         guard !problems.isEmpty else { return }
         let path = String((seen.request.path ?? "").prefix { $0 != "?" })
         let violation = ContractViolation(
@@ -163,10 +156,10 @@ extension ContractCheck {
         let fields = request.headerFields
         switch status {
         case 206: return fields[.range] != nil ? success : nil
-        case 416: return fields[.range] != nil ? DocumentOperations.MediaTypes(types: [("application/problem+json", nil), ("text/plain", nil)]) : nil
+        case 416: return fields[.range] != nil ? DocumentOperations.MediaTypes(types: [("application/problem+json", nil, nil), ("text/plain", nil, nil)]) : nil
         case 304, 412:
             let conditional = [HTTPField.Name.ifMatch, .ifNoneMatch, .ifModifiedSince, .ifUnmodifiedSince].contains { fields[$0] != nil }
-            return conditional ? DocumentOperations.MediaTypes(types: [("application/problem+json", nil), ("text/plain", nil)]) : nil
+            return conditional ? DocumentOperations.MediaTypes(types: [("application/problem+json", nil, nil), ("text/plain", nil, nil)]) : nil
         default: return nil
         }
     }

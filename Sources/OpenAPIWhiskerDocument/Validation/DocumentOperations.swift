@@ -1,3 +1,5 @@
+import WhiskerCore
+
 /// A document that cannot be used to validate: what is wrong, and where in it.
 public struct DocumentError: Error, CustomStringConvertible, Sendable {
     public let description: String
@@ -8,18 +10,32 @@ public struct DocumentError: Error, CustomStringConvertible, Sendable {
 /// and responses, with their schemas compiled once.
 package struct DocumentOperations: Sendable {
     struct MediaTypes: Sendable {
-        /// Media type ranges (`application/json`, `text/*`, `*/*`) and their schemas.
-        var types: [(range: String, schema: Int?)] = []
+        /// Media type ranges (`application/json`, `text/*`, `*/*`), their schemas, and the schemas
+        /// of their items (OpenAPI 3.2's `itemSchema`, for a sequential media type).
+        var types: [(range: String, schema: Int?, itemSchema: Int?)] = []
 
-        /// The schema for `essence`, and whether the type is declared at all.
-        func match(_ essence: String) -> (declared: Bool, schema: Int?) {
-            if let exact = types.first(where: { $0.range == essence }) { return (true, exact.schema) }
+        /// The schemas for `essence`, and whether the type is declared at all.
+        func match(_ essence: String) -> (declared: Bool, schema: Int?, itemSchema: Int?) {
+            if let exact = types.first(where: { $0.range == essence }) { return (true, exact.schema, exact.itemSchema) }
             let major = essence.prefix { $0 != "/" }
-            if let range = types.first(where: { $0.range == "\(major)/*" || $0.range == "*/*" }) { return (true, range.schema) }
-            return (false, nil)
+            if let range = types.first(where: { $0.range == "\(major)/*" || $0.range == "*/*" }) { return (true, range.schema, range.itemSchema) }
+            return (false, nil, nil)
         }
 
         var listed: String { types.map(\.range).joined(separator: ", ") }
+
+        /// The media type of a body sent as `contentType` with `status`, its schemas, or what is
+        /// wrong: no `Content-Type`, or one not documented for the status.
+        func match(contentType: String?, status: Int) -> (essence: String, match: (declared: Bool, schema: Int?, itemSchema: Int?), problem: String?) {
+            guard let contentType, let essence = MediaType(contentType)?.essence else {
+                return ("", (false, nil, nil), "a body without Content-Type")
+            }
+            let match = match(essence)
+            guard match.declared else {
+                return (essence, match, "Content-Type \(contentType) is not documented for \(status) (documented: \(types.isEmpty ? "none" : listed))")
+            }
+            return (essence, match, nil)
+        }
 
         /// Whether a body of this media type (an essence, `application/problem+json`) is JSON.
         static func isJSON(_ essence: String) -> Bool { essence == "application/json" || essence.hasSuffix("+json") }
@@ -44,10 +60,19 @@ package struct DocumentOperations: Sendable {
         package let idempotency: String?
         /// Its `tags`, in the document's order.
         package let tags: [String]
+        /// The examples of its parameters (in the order of `parameters`), of its request body by
+        /// media type, and the names of its responses' examples by status: what examples as tests
+        /// replay.
+        let examples: OperationExamples
 
         /// The documented response for `status`: exact, then its class (`4XX`), then `default`.
         func response(for status: Int) -> MediaTypes? {
             responses[String(status)] ?? responses["\(status / 100)XX"] ?? responses["default"]
+        }
+
+        /// What a response with `status`, which the operation does not document, is told.
+        func undocumented(_ status: Int) -> String {
+            "status \(status) is not documented (documented: \(responses.keys.sorted().joined(separator: ", ")))"
         }
     }
 
@@ -88,27 +113,33 @@ package struct DocumentOperations: Sendable {
             let shared = item["parameters"]?.array ?? []
             for (method, operation) in item.members where Self.methods.contains(method) {
                 let location = "#/paths/\(path)/\(method)"
-                var parameters: [Parameter] = []
-                for parameter in (operation["parameters"]?.array ?? []) + shared {
-                    let parameter = try Parameter(try Self.resolved(parameter, in: root), at: location, schemas: &schemas)
+                var read: [(parameter: Parameter, examples: Examples)] = []
+                for object in (operation["parameters"]?.array ?? []) + shared {
+                    let object = try Self.resolved(object, in: root)
+                    let parameter = try Parameter(object, at: location, schemas: &schemas)
                     // An operation's own parameter overrides the path's of the same name and place.
-                    if parameters.contains(where: { $0.name == parameter.name && $0.location == parameter.location }) { continue }
-                    parameters.append(parameter)
+                    if read.contains(where: { $0.parameter.name == parameter.name && $0.parameter.location == parameter.location }) { continue }
+                    read.append((parameter, Examples(of: object, in: root)))
                 }
                 // Reported in the order of the request: path, query, headers, cookies.
                 let places: [Parameter.Location] = [.path, .query, .header, .cookie]
-                parameters = places.flatMap { place in parameters.filter { $0.location == place } }
+                read = places.flatMap { place in read.filter { $0.parameter.location == place } }
+                let parameters = read.map(\.parameter)
+                var examples = OperationExamples(parameters: read.map(\.examples))
                 var requestBody: MediaTypes?
                 var requestBodyRequired = false
                 if let body = operation["requestBody"] {
                     let body = try Self.resolved(body, in: root)
                     requestBody = try Self.mediaTypes(body["content"], at: "\(location)/requestBody", schemas: &schemas)
                     requestBodyRequired = body["required"]?.bool ?? false
+                    examples.body = (body["content"]?.members ?? []).map { ($0.key, Examples(of: $0.value, in: root)) }
                 }
                 var responses: [String: MediaTypes] = [:]
                 for (status, response) in operation["responses"]?.members ?? [] {
                     let response = try Self.resolved(response, in: root)
                     responses[status.uppercased()] = try Self.mediaTypes(response["content"], at: "\(location)/responses/\(status)", schemas: &schemas)
+                    let names = (response["content"]?.members ?? []).flatMap { Examples(of: $0.value, in: root).named.map(\.name) }
+                    if !names.isEmpty { examples.responseNames.append((status.uppercased(), names)) }
                 }
                 let security = try (operation["security"] ?? root["security"]).map { value throws(DocumentError) in
                     try Self.requirements(value, schemes: schemes, at: location)
@@ -121,7 +152,7 @@ package struct DocumentOperations: Sendable {
                     id: operation["operationId"]?.string ?? "\(method.uppercased()) \(path)", method: method.uppercased(), path: path,
                     segments: path.split(separator: "/", omittingEmptySubsequences: false), parameters: parameters, requestBody: requestBody, requestBodyRequired: requestBodyRequired, responses: responses,
                     security: security, deprecated: operation["deprecated"]?.bool ?? false, idempotency: idempotency,
-                    tags: operation["tags"]?.array?.compactMap(\.string) ?? []
+                    tags: operation["tags"]?.array?.compactMap(\.string) ?? [], examples: examples
                 ))
             }
         }
@@ -148,14 +179,15 @@ package struct DocumentOperations: Sendable {
         var types = MediaTypes()
         for (range, media) in content?.members ?? [] {
             let essence = range.prefix { $0 != ";" }.trimmingSpaces.lowercased()
-            let schema = try media["schema"].map { schema throws(DocumentError) in try schemas.compile(schema, at: "\(location)/content/\(range)") }
-            types.types.append((essence, schema))
+            let schema = try media["schema"].map { schema throws(DocumentError) in try schemas.compile(schema, at: "\(location)/content/\(range)/schema") }
+            let itemSchema = try media["itemSchema"].map { schema throws(DocumentError) in try schemas.compile(schema, at: "\(location)/content/\(range)/itemSchema") }
+            types.types.append((essence, schema, itemSchema))
         }
         return types
     }
 
     /// `value`, or what its `$ref` points at (parameters, request bodies, responses, path items).
-    private static func resolved(_ value: JSONValue, in root: JSONValue) throws(DocumentError) -> JSONValue {
+    static func resolved(_ value: JSONValue, in root: JSONValue) throws(DocumentError) -> JSONValue {
         var value = value
         var hops = 0
         while let target = value["$ref"]?.string {

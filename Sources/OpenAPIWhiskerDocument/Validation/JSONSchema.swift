@@ -251,6 +251,16 @@ extension SchemaSet {
         return found
     }
 
+    /// What the JSON body `bytes` does that the schema at `index` does not allow, for a person to
+    /// read: "body /name: is required", or why it is not JSON.
+    func problems(ofJSON bytes: some Collection<UInt8>, against index: Int) -> [String] {
+        do {
+            return try violations(ofJSON: bytes, against: index).map { "body \($0.pointer.isEmpty ? "/" : $0.pointer): \($0.detail)" }
+        } catch {
+            return ["body: \(error)"]
+        }
+    }
+
     func matches(_ value: JSONValue, _ index: Int) -> Bool {
         var violations: [(pointer: String, detail: String)] = []
         check(value, against: index, pointer: "", into: &violations, limit: 1)

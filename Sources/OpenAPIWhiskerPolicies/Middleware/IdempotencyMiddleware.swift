@@ -149,28 +149,35 @@ public struct IdempotencyMiddleware: ServerMiddleware {
         return ProblemDetails(status: status, detail: detail).response(to: request, fields: fields).openAPI
     }
 
-    /// The key a field names: a structured-field string (`"8e03978e-40d5"`, the draft's form) or,
-    /// as many clients send it, the bare value; 1 to 255 printable ASCII characters.
+    /// The key a field names: 1 to 255 printable ASCII characters. A structured-field string
+    /// (`"8e03978e-40d5"`, the draft's form) names the key in its quotes, and the bare value (as
+    /// many clients send it) is the same key; a value that is not a structured-field string of a
+    /// valid key (`"unterminated`, `""`) is a bare key, quotes and all. So every key a document
+    /// can describe as `{type: string, minLength: 1, maxLength: 255}` of printable ASCII is one.
     static func key(_ field: String) -> String? {
-        var key = field
-        if field.hasPrefix("\"") {
-            // A structured-field string, or nothing.
-            guard field.count >= 2, field.hasSuffix("\"") else { return nil }
-            key = ""
-            var escaped = false
-            for character in field.dropFirst().dropLast() {
-                if escaped || character != "\\" {
-                    if !escaped, character == "\"" { return nil }
-                    key.append(character)
-                    escaped = false
-                } else {
-                    escaped = true
-                }
+        if field.hasPrefix("\""), let key = unquoted(field), isValid(key) { return key }
+        return isValid(field) ? field : nil
+    }
+
+    private static func isValid(_ key: String) -> Bool {
+        (1...255).contains(key.utf8.count) && key.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+    }
+
+    /// The content of the structured-field string `field` (RFC 9651, section 3.3.3), or `nil`.
+    private static func unquoted(_ field: String) -> String? {
+        guard field.count >= 2, field.hasSuffix("\"") else { return nil }
+        var key = ""
+        var escaped = false
+        for character in field.dropFirst().dropLast() {
+            if escaped || character != "\\" {
+                if !escaped, character == "\"" { return nil }
+                key.append(character)
+                escaped = false
+            } else {
+                escaped = true
             }
-            if escaped { return nil }
         }
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
-        return key
+        return escaped ? nil : key
     }
 
     /// The request's fingerprint: SHA-256 of its method, target and body, in hexadecimal.

@@ -96,7 +96,7 @@ import WhiskerTesting
         let required = IdempotencyMiddleware(IdempotencyKeys(.required))
         let (missing, detail) = try await handler.call(required, key: nil)
         #expect(missing.status == .badRequest && detail.contains("requires an Idempotency-Key"))
-        for bad in ["", #""""#, String(repeating: "k", count: 256), "caf\u{e9}", #""unterminated\"#, #""a"b""#] {
+        for bad in ["", String(repeating: "k", count: 256), "caf\u{e9}", "tab\tkey"] {
             #expect(try await handler.call(required, key: bad).0.status == .badRequest, "\(bad)")
         }
         #expect(handler.runs.load(ordering: .relaxed) == 0)

@@ -105,6 +105,25 @@ import WhiskerTesting
             #expect(try tooLarge.contentTooLarge.body.application_problem_plus_json.status == 413)
         }
     }
+
+    /// The document's own examples as a test: each request example (a census of two cats, Tom's
+    /// adoption, a nameless one the document expects a 400 for, the streams' and the report's)
+    /// sent to the real handlers, each answer checked against the documented response.
+    @Test(arguments: [WhiskerTestTransport.HTTPVersion.http1, .http2])
+    func theDocumentsExamples_EachAnsweredAsDocumented(_ version: WhiskerTestTransport.HTTPVersion) async throws {
+        let server = makeTestServer { $0.http2 = HTTP2Settings() }
+        let operations = try CatServiceOperations()
+        try operations.registerHandlers(on: operations.transport(on: server, reportTokens: ["staff-token"]))
+        let report = try await DocumentExamples(CatServiceOperations.document()).replay(
+            through: WhiskerTestTransport(server, over: version), serverURL: CatServiceOperations.serverURL(),
+            headerFields: [.authorization: "Bearer staff-token"]
+        )
+        #expect(report.failures.isEmpty && report.skipped.isEmpty, "\(report)")
+        #expect(report.outcomes.map { "\($0.operationID) \($0.example ?? "-") \($0.status ?? 0)" } == [
+            "getEmoji - 200", "getClip - 200", "getEmojiStream - 200", "countCats two-cats 200",
+            "adoptCat tom 201", "adoptCat nameless 400", "getShelterReport - 200",
+        ])
+    }
 }
 
 /// `unit` repeated up to `size` bytes (whole units only), in 64 KiB pieces made when asked for:
