@@ -133,12 +133,12 @@ import WhiskerTesting
             Response(status: .ok, headerFields: [.contentType: "application/jsonl"], body: .init(length: nil) { _ in try await Task.sleep(for: .seconds(30)) })
         }
         let examples = try DocumentExamples(OpenAPIDocument(yaml: Array(Self.document.utf8)))
-        let report = try await examples.replay(through: WhiskerTestTransport(server), serverURL: URL(string: "http://localhost/v1")!, timeout: .milliseconds(300))
+        let report = try await examples.replay(through: WhiskerTestTransport(server), serverURL: URL(string: "http://localhost/v1")!, timeout: .seconds(3))
         #expect(report.failures.map(\.description) == [
             "addPet (example tom): POST /pets answered 418: status 418 is not documented (documented: 201, 400)",
             "addPet (example nameless): POST /pets answered 418: status 418 is not documented (documented: 201, 400)",
             "addPet (example shouty): POST /pets answered 418: status 418 is not documented (documented: 201, 400)",
-            "listPets: GET /pets?tag=black%20cat&tag=tabby&limit=2 answered no answer: no answer: no complete answer within 0.3 seconds",
+            "listPets: GET /pets?tag=black%20cat&tag=tabby&limit=2 answered no answer: no answer: no complete answer within 3.0 seconds",
             "health: GET /health answered 200: status 200 is not documented (documented: 204)",
         ])
     }
