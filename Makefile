@@ -3,7 +3,7 @@
 #   make deps    install the system packages the build and the tests need (apt-get, only if missing)
 #   make build   build the library and the cat-service demo
 #   make run     build cat-service (release) and run it on http://127.0.0.1:8080 in the foreground
-#   make test    the layer check, the documentation, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary, then the generator's examples on Whisker (test-examples)
+#   make test    the layer check, the documentation, unit and in-process tests, the allocation budget, the demo's typed tests, then the curl tests against the real cat-service binary, then the generator's examples on Whisker (test-examples), then whisker-mock serving the demo's and the examples' documents under Schemathesis (test-mock)
 #   make test-newcomer  a new package made from README.md alone, built, served and checked (Scripts/newcomer.sh)
 #   make test-budget  mallocs per request (HTTP/1.1, h2c, the OpenAPI transport, the demo's ?count=3 and JSON body validated, h2 over TLS) against Benchmarks/Allocations/Thresholds
 #   make bench-layers  per-layer micro-benchmarks (parser, router, query decoding, validation, response head, framing): ns and mallocs an operation (not part of `make test`)
@@ -113,6 +113,10 @@ deps:
 	if ! python3 -c 'import h2' 2>/dev/null; then \
 	    echo "deps: installing h2 (PyPI)"; \
 	    python3 -m pip install --quiet 'h2>=4'; \
+	fi; \
+	if ! command -v schemathesis >/dev/null; then \
+	    echo "deps: installing schemathesis (PyPI)"; \
+	    python3 -m pip install --quiet 'schemathesis>=4.32'; \
 	fi
 
 # build: the library (root package) and the demo in its test configuration.
@@ -151,7 +155,7 @@ run: deps
 # test: the library's unit and in-process tests, the allocation budget, then the demo's curl tests
 # (Demo/CatService/Tests/run-all.sh, which ends with "N passed, N failed"), then both again on the
 # Dispatch-source I/O backend (test-dispatch: about as long as test-lib and test-demo's curl part).
-test: deps test-layers docs test-lib test-budget test-demo test-dispatch test-memory test-examples test-newcomer
+test: deps test-layers docs test-lib test-budget test-demo test-dispatch test-memory test-examples test-mock test-newcomer
 
 # test-memory: the release cat-service that `make run` builds (the same build folder, so `make run`
 # and `make test` share it), started as `make run` starts it, must map or link no ICU nor
@@ -295,15 +299,28 @@ EXAMPLES_BUILD = $(SWIFT) build --package-path $(EXAMPLES)
 EXAMPLES_BUILD_TIMEOUT ?= 1800
 EXAMPLES_ONLY ?=
 unexport EXAMPLES_BUILD_TIMEOUT EXAMPLES_ONLY
-.PHONY: test-examples
-test-examples: deps
+.PHONY: test-examples examples-source test-mock
+examples-source: deps
 	mkdir -p $(EXAMPLES)
 	cmp -s Tests/GeneratorExamples/Package.swift.template $(EXAMPLES)/Package.swift || cp Tests/GeneratorExamples/Package.swift.template $(EXAMPLES)/Package.swift
 	WHISKER_EXAMPLES_RESOLVE_ONLY=1 $(SWIFT) package --package-path $(EXAMPLES) resolve
 	Tests/GeneratorExamples/extract.sh $(EXAMPLES)
+
+test-examples: examples-source
 	$(call drop-plan-if-library-files-changed,$(EXAMPLES)/.build/*/debug/description.json,$(EXAMPLES)/library-files)
 	timeout $(EXAMPLES_BUILD_TIMEOUT) $(EXAMPLES_BUILD)
 	Tests/GeneratorExamples/check.py "$$($(EXAMPLES_BUILD) --show-bin-path)" $(EXAMPLES) $(EXAMPLES_ONLY)
+
+# test-mock: whisker-mock serves, with no code, the demo's document and each distinct document of
+# the generator's examples (as examples-source extracts them), and Schemathesis (PyPI) drives each
+# with every check, twice: the requests it allows, then the ones it forbids
+# (Scripts/mock-schemathesis.sh, Tests/Mock: what is told and why). Bounded: MOCK_EXAMPLES examples
+# per operation (20), 120 s a run; loopback only.
+MOCK_BUILD = $(SWIFT) build --traits $(LIB_TRAITS) --product whisker-mock
+test-mock: examples-source
+	$(MOCK_BUILD)
+	Scripts/mock-schemathesis.sh "$$($(MOCK_BUILD) --show-bin-path)/whisker-mock" $(DEMO)/Sources/CatServiceCore/openapi.yaml \
+	    $$(find $(EXAMPLES)/generator/Examples -name openapi.yaml -type f | sort | xargs md5sum | awk '!seen[$$1]++ { print $$2 }')
 
 # clean: every build folder of the library, the demo, the allocation budget, the examples and the newcomer package.
 clean:
@@ -329,7 +346,7 @@ clean:
 # it in another module (MemoryByteStream's ByteStream methods, a type's `description`): the coverage
 # check counts those as documented, so DocC must show them.
 DOCS_MODULES := Whisker WhiskerSockets WhiskerHTTP WhiskerCore WhiskerTLS WhiskerHTTP2 WhiskerCompression \
-    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerStaticFiles WhiskerObservability WhiskerLifecycle WhiskerConfiguration WhiskerRedis OpenAPIWhisker OpenAPIWhiskerDocument OpenAPIWhiskerPolicies WhiskerTesting
+    WhiskerCORS WhiskerProxies WhiskerHealth WhiskerWebSocket WhiskerStaticFiles WhiskerObservability WhiskerLifecycle WhiskerConfiguration WhiskerRedis OpenAPIWhisker OpenAPIWhiskerDocument OpenAPIWhiskerPolicies WhiskerTesting WhiskerMock
 DOCS_SCRATCH ?= .build
 DOCS_OUTPUT ?= .build/docs/Whisker.doccarchive
 unexport DOCS_MODULES DOCS_SCRATCH DOCS_OUTPUT

@@ -14,6 +14,9 @@ let package = Package(
         // Test support: in-process connections, a live server on a free port, and a
         // ClientTransport for a generated Client (as HummingbirdTesting is to Hummingbird).
         .library(name: "WhiskerTesting", targets: ["WhiskerTesting"]),
+        // A server for an OpenAPI document with no code behind it: its examples, validated requests.
+        .library(name: "WhiskerMock", targets: ["WhiskerMock"]),
+        .executable(name: "whisker-mock", targets: ["WhiskerMockTool"]),
         // The target's openapi.yaml as `OpenAPIDocument.embedded`, at build time: list it next to
         // the generator's plugin and write `try WhiskerTransport(server, validatingAgainst: .embedded)`.
         .plugin(name: "WhiskerEmbedDocument", targets: ["WhiskerEmbedDocument"]),
@@ -251,6 +254,15 @@ let package = Package(
             dependencies: ["WhiskerCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .target(
+            name: "WhiskerMock",
+            dependencies: [
+                "OpenAPIWhisker", "OpenAPIWhiskerDocument", "WhiskerCore",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(name: "WhiskerMockTool", dependencies: ["Whisker", "WhiskerMock"]),
+        .target(
             name: "WhiskerTesting",
             dependencies: [
                 "WhiskerCore", "WhiskerSockets", "WhiskerTLS", "WhiskerHTTP2", "WhiskerProxies", "COpenSSL", "CNGHTTP2",
@@ -354,6 +366,14 @@ let package = Package(
             ]
         ),
         // WhiskerTesting's own: WhiskerTestTransport, in process and live, over HTTP/1.1 and h2c.
+        .testTarget(
+            name: "WhiskerMockTests",
+            dependencies: [
+                "WhiskerMock", "WhiskerTesting", "WhiskerCore", "OpenAPIWhiskerDocument",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(
             name: "WhiskerTestingTests",
             dependencies: [

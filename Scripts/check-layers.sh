@@ -50,6 +50,9 @@ allowed = {
     "Whisker": {"WhiskerCore", "WhiskerTLS", "WhiskerHTTP2", "WhiskerCompression", "WhiskerCORS", "WhiskerHealth", "WhiskerProxies", "WhiskerWebSocket", "WhiskerStaticFiles", "OpenAPIWhisker", "OpenAPIWhiskerDocument", "OpenAPIWhiskerPolicies", "WhiskerLifecycle", "WhiskerObservability", "WhiskerConfiguration", "WhiskerRedis", "Configuration"},
     "WhiskerConfiguration": {"WhiskerCore", "Configuration"},
     "HTTP1OnlyExample": {"Whisker", "OpenAPIRuntime", "HTTPTypes"},
+    # A mock of a document: the transport validates, the document engine answers.
+    "WhiskerMock": {"OpenAPIWhisker", "OpenAPIWhiskerDocument", "WhiskerCore", "OpenAPIRuntime", "HTTPTypes"},
+    "WhiskerMockTool": {"Whisker", "WhiskerMock"},
     # The tool the WhiskerEmbedDocument plugin runs in a user'"'"'s build: nothing to build before it.
     "WhiskerEmbedDocumentTool": set(),
 }

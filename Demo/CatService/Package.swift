@@ -127,6 +127,7 @@ let package = Package(
                 "CatServiceCore",
                 .product(name: "Whisker", package: "whisker"),
                 .product(name: "WhiskerTesting", package: "whisker"),
+                .product(name: "WhiskerMock", package: "whisker"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

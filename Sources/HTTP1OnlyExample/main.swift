@@ -26,19 +26,6 @@ try transport.register({ _, _, metadata in
     return (HTTPResponse(status: .ok, headerFields: [.contentType: "text/plain"]), HTTPBody("hello \(name)\n"))
 }, method: .get, path: "/hello/{name}")
 
-/// Shuts `server` down on SIGTERM and SIGINT; keep the sources alive while it runs.
-func shutdownOnSignals(_ server: WhiskerServer) -> [any DispatchSourceSignal] {
-    [SIGTERM, SIGINT].map { number in
-        #if canImport(Darwin)
-        signal(number, SIG_IGN)  // kqueue delivers it to the source only when the default action is off
-        #endif
-        let source = DispatchSource.makeSignalSource(signal: number)
-        source.setEventHandler { Task { await server.shutdown() } }
-        source.resume()
-        return source
-    }
-}
-
 let signals = shutdownOnSignals(server)
 try await server.run { addresses in
     print("listening on \(addresses[0])")

@@ -47,14 +47,16 @@ public struct DocumentExamples: Sendable {
     ///   - headerFields: Fields every request carries, in place of an example's of the same name:
     ///     the credentials an operation's security scheme wants (`Authorization: Bearer ...`).
     ///   - timeout: How long one answer, its body included, may take.
+    ///   - operationIDs: The operations whose examples are replayed; `nil` (the default) for all.
     /// - Returns: Each request's outcome, in the document's order, and what was skipped.
     /// - Throws: Only what cancels the replay; a request that fails is an outcome with a problem.
     public func replay(
-        through transport: some ClientTransport, serverURL: URL, headerFields: HTTPFields = [:], timeout: Duration = .seconds(30)
+        through transport: some ClientTransport, serverURL: URL, headerFields: HTTPFields = [:], timeout: Duration = .seconds(30),
+        only operationIDs: Set<String>? = nil
     ) async throws -> Report {
         let (requests, skipped) = operations.exampleRequests()
         var outcomes: [Outcome] = []
-        for example in requests {
+        for example in requests where operationIDs?.contains(example.operationID) ?? true {
             try Task.checkCancellation()
             var request = HTTPRequest(method: HTTPRequest.Method(example.method) ?? .get, scheme: nil, authority: nil, path: example.target)
             for (name, value) in example.headerFields {
@@ -70,11 +72,12 @@ public struct DocumentExamples: Sendable {
                 outcome.status = status
                 outcome.problems = operations.problems(ofAnswer: status, contentType: contentType, body: body, to: example)
             } catch {
-                outcome.problems = ["no answer: \(error)"]
+                outcome.problems = ["\(error)"]
             }
             outcomes.append(outcome)
         }
-        return Report(outcomes: outcomes, skipped: skipped.map { Skipped(operationID: $0.operationID, example: $0.name, reason: $0.reason) })
+        let skips = skipped.filter { operationIDs?.contains($0.operationID) ?? true }
+        return Report(outcomes: outcomes, skipped: skips.map { Skipped(operationID: $0.operationID, example: $0.name, reason: $0.reason) })
     }
 
     /// The status, `Content-Type` and body (`nil` past the limit) of the answer to `request`.
@@ -122,8 +125,8 @@ public struct DocumentExamples: Sendable {
 
         public var description: String {
             let name = example.map { " (example \($0))" } ?? ""
-            let answer = status.map { "\($0)" } ?? "no answer"
-            return "\(operationID)\(name): \(request) answered \(answer)" + (problems.isEmpty ? "" : ": " + problems.joined(separator: "; "))
+            let answer = status.map { "answered \($0)" } ?? "got no answer"
+            return "\(operationID)\(name): \(request) \(answer)" + (problems.isEmpty ? "" : ": " + problems.joined(separator: "; "))
         }
     }
 

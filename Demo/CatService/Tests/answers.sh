@@ -45,6 +45,8 @@ for http in --http1.1 --http2-prior-knowledge; do
     check_eq "... as problem details" application/problem+json "$(header Content-Type)"
     check_eq "... never sniffed as anything else (X-Content-Type-Options)" nosniff "$(header X-Content-Type-Options)"
     check_eq "... saying what was wrong" "body : is required (text/plain)" "$(problem_errors "$BODY")"
+    answer "POST /api/census with an empty text (Content-Length: 0): the empty string, shorter than minLength" 400 "$http" -H 'Content-Type: text/plain' --data-binary '' "$BASE/api/census"
+    check_eq "... saying what was wrong" "body : must be at least 1 character long, got 0" "$(problem_errors "$BODY")"
 done
 
 echo "A client that asks only for text gets text"

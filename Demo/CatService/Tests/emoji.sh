@@ -43,7 +43,10 @@ for count in 0 -1 101; do
     check_eq "count=$count: the error names count and the bound" \
         "query count: must be at $( ((count > 100)) && echo "most 100" || echo "least 1"), got $count" "$(problem_errors "$BODY")"
 done
-for count in 99999999999999999999 abc '' 3.5; do
+request "$BASE/api/emoji?count=99999999999999999999"
+check_eq "count=99999999999999999999: 400, an integer (JSON Schema bounds none) past the maximum" \
+    "400 query count: must be at most 100, got 1e+20" "$STATUS $(problem_errors "$BODY")"
+for count in abc '' 3.5; do
     request "$BASE/api/emoji?count=$count"
     check_eq "count='$count': 400, the error says an integer is needed" \
         "400 query count: must be an integer, got a string (\"$count\")" "$STATUS $(problem_errors "$BODY")"

@@ -76,7 +76,7 @@ extension DocumentOperations {
         } else if operation.requestBodyRequired {
             throw Unbuildable(reason: "its request body is required and has no example")
         }
-        let expected = name.flatMap { name in operation.examples.responseNames.first { $0.names.contains(name) }?.status }
+        let expected = name.flatMap { name in operation.examples.responses.first { $0.hasExample(named: name) }?.status }
         return ExampleRequest(
             operationID: operation.id, name: name, method: operation.method,
             target: query.isEmpty ? path : path + "?" + query.joined(separator: "&"),

@@ -30,12 +30,40 @@ extension DocumentOperations {
         }
     }
 
+    /// One media type of a response: its examples and its schemas.
+    struct MediaExamples: Sendable {
+        let range: String
+        let examples: Examples
+        let schema: Int?
+        let itemSchema: Int?
+    }
+
+    /// A header a response documents.
+    struct ResponseHeader: Sendable {
+        let name: String
+        let required: Bool
+        let schema: Int?
+        let examples: Examples
+    }
+
+    /// A response by its status (`200`, `4XX`, `default`): its media types and headers.
+    struct ResponseExamples: Sendable {
+        let status: String
+        let media: [MediaExamples]
+        let headers: [ResponseHeader]
+
+        /// Whether one of its media types has an example named `name`.
+        func hasExample(named name: String) -> Bool {
+            media.contains { $0.examples.named.contains { $0.name == name } }
+        }
+    }
+
     /// An operation's examples: its parameters' (in the order of its parameters), its request
-    /// body's by media type, and the names of its responses' examples by status.
+    /// body's by media type, and its responses', with what a mock answers from.
     struct OperationExamples: Sendable {
         var parameters: [Examples]
         var body: [(range: String, examples: Examples)] = []
-        var responseNames: [(status: String, names: [String])] = []
+        var responses: [ResponseExamples] = []
 
         /// The names of the request's examples, each a request to replay, in the document's order;
         /// none when its examples are unnamed.

@@ -43,8 +43,9 @@ package struct DocumentOperations: Sendable {
 
     package struct Operation: Sendable {
         package let id: String
-        let method: String
-        let path: String
+        package let method: String
+        /// Its path template, as the document writes it (`/pets/{id}`).
+        package let path: String
         /// `path`'s segments, for matching request targets.
         let segments: [Substring]
         let parameters: [Parameter]
@@ -80,6 +81,8 @@ package struct DocumentOperations: Sendable {
     package let operations: [Operation]
     /// The names of the `apiKey` schemes' headers, query parameters and cookies.
     package let apiKeyNames: [String]
+    /// The URL of the document's first server (`http://localhost:8080/api`), if it has one.
+    package let serverURL: String?
 
     static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
@@ -137,9 +140,11 @@ package struct DocumentOperations: Sendable {
                 var responses: [String: MediaTypes] = [:]
                 for (status, response) in operation["responses"]?.members ?? [] {
                     let response = try Self.resolved(response, in: root)
-                    responses[status.uppercased()] = try Self.mediaTypes(response["content"], at: "\(location)/responses/\(status)", schemas: &schemas)
-                    let names = (response["content"]?.members ?? []).flatMap { Examples(of: $0.value, in: root).named.map(\.name) }
-                    if !names.isEmpty { examples.responseNames.append((status.uppercased(), names)) }
+                    let types = try Self.mediaTypes(response["content"], at: "\(location)/responses/\(status)", schemas: &schemas)
+                    responses[status.uppercased()] = types
+                    examples.responses.append(Self.responseExamples(
+                        response, status: status.uppercased(), types: types, at: "\(location)/responses/\(status)", in: root, schemas: &schemas
+                    ))
                 }
                 let security = try (operation["security"] ?? root["security"]).map { value throws(DocumentError) in
                     try Self.requirements(value, schemes: schemes, at: location)
@@ -158,6 +163,7 @@ package struct DocumentOperations: Sendable {
         }
         self.schemas = schemas
         self.operations = operations
+        serverURL = root["servers"]?.array?.first?["url"]?.string
         apiKeyNames = schemes.values.compactMap { scheme in
             guard case .apiKey(_, let name) = scheme.kind else { return nil }
             return name
@@ -173,6 +179,24 @@ package struct DocumentOperations: Sendable {
                 return SecurityRequirements.Requirement(scheme: scheme, scopes: scopes.array?.compactMap(\.string) ?? [])
             }
         })
+    }
+
+    /// The examples and headers of `response` (whose media types are `types`), for examples as
+    /// tests and a mock. A header's schema that does not compile is left out, not an error: the
+    /// server itself never reads it.
+    private static func responseExamples(
+        _ response: JSONValue, status: String, types: MediaTypes, at location: String, in root: JSONValue, schemas: inout SchemaSet
+    ) -> ResponseExamples {
+        let media = zip(types.types, response["content"]?.members ?? []).map { type, member in
+            MediaExamples(range: type.range, examples: Examples(of: member.value, in: root), schema: type.schema, itemSchema: type.itemSchema)
+        }
+        var headers: [ResponseHeader] = []
+        for (name, header) in response["headers"]?.members ?? [] {
+            guard let header = try? Self.resolved(header, in: root) else { continue }
+            let schema = header["schema"].flatMap { try? schemas.compile($0, at: "\(location)/headers/\(name)/schema") }
+            headers.append(ResponseHeader(name: name, required: header["required"]?.bool ?? false, schema: schema, examples: Examples(of: header, in: root)))
+        }
+        return ResponseExamples(status: status, media: media, headers: headers)
     }
 
     private static func mediaTypes(_ content: JSONValue?, at location: String, schemas: inout SchemaSet) throws(DocumentError) -> MediaTypes {

@@ -12,6 +12,8 @@ struct SchemaSet: Sendable {
     /// One compiled schema; children are indexes into ``SchemaSet/nodes``.
     struct Node: Sendable {
         var alwaysFails = false
+        /// 3.0's `nullable: true` without a `type`: `null` passes whatever else the schema says.
+        var nullable = false
         var types: Set<String>?
         var enumeration: [JSONValue]?
         var constant: JSONValue?
@@ -40,6 +42,9 @@ struct SchemaSet: Sendable {
         var oneOf: [Int] = []
         var not: Int?
         var reference: Int?
+        /// Its `example` (or the first of `examples`, or `default`): an annotation, not checked,
+        /// but what a mock answers first (``value(for:)``).
+        var example: JSONValue?
     }
 
     private(set) var nodes: [Node] = []
@@ -67,7 +72,10 @@ struct SchemaSet: Sendable {
         case .array(let types)?: node.types = Set(types.compactMap(\.string))
         default: break
         }
-        if schema["nullable"]?.bool == true { node.types?.insert("null") }
+        // 3.0's `nullable` on a schema without `type` (a `oneOf`, a `$ref`): null is allowed too.
+        if schema["nullable"]?.bool == true {
+            if node.types != nil { node.types?.insert("null") } else { node.nullable = true }
+        }
         node.enumeration = schema["enum"]?.array
         node.constant = schema["const"]
         node.minimum = schema["minimum"]?.double
@@ -122,6 +130,7 @@ struct SchemaSet: Sendable {
             }
         }
         if let not = schema["not"] { node.not = try compile(not, at: "\(location)/not") }
+        node.example = schema["example"] ?? schema["examples"]?.array?.first ?? schema["default"]
         nodes[index] = node
         return index
     }
@@ -166,6 +175,7 @@ extension SchemaSet {
             if violations.count < limit { violations.append((place, detail)) }
         }
         if node.alwaysFails { return fail("is not allowed here") }
+        if node.nullable, value == .null { return }
         if let reference = node.reference { check(value, against: reference, pointer: pointer, into: &violations, limit: limit) }
         if let types = node.types {
             let type = value.typeName
@@ -269,6 +279,11 @@ extension SchemaSet {
 
     /// The types a schema at `index` allows, if it says (following a `$ref`).
     func types(of index: Int) -> Set<String>? { followingReferences(index) { $0.types } }
+
+    /// The schema of the property `name` of the object schema at `index` (following a `$ref`).
+    func propertySchema(_ name: String, of index: Int) -> Int? {
+        followingReferences(index) { node in node.properties.first { $0.name == name }?.schema }
+    }
 
     /// The schema of the items of the array schema at `index` (following a `$ref`).
     func itemSchema(of index: Int) -> Int? { followingReferences(index) { $0.items } }

@@ -116,7 +116,8 @@ package enum JSONValue: Sendable, Equatable {
         case .null: "null"
         case .bool: "boolean"
         case .integer: "integer"
-        case .number(let value): value.rounded() == value && abs(value) < 9.2e18 ? "integer" : "number"
+        // JSON Schema's integer is any number without a fraction, however large (1e20 is one).
+        case .number(let value): value.rounded() == value ? "integer" : "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"

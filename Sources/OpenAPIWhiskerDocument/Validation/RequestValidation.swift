@@ -67,8 +67,8 @@ extension RequestValidator {
     }
 
     /// Checks the request of `head`, its path parameters (still percent-encoded) and its body; a
-    /// JSON body is read whole (within the route's limit) to be checked; any other body is left
-    /// to stream to the handler.
+    /// JSON or form (`application/x-www-form-urlencoded`) body is read whole (within the route's
+    /// limit) to be checked; any other body is left to stream to the handler.
     /// - Parameters:
     ///   - lengthHint: The body's declared length, if any: the buffer a JSON body is read into.
     /// - Throws: what reading the JSON body throws (``/WhiskerCore/RequestBodyError``: too large, the
@@ -109,19 +109,27 @@ extension RequestValidator {
                     logger.info("request refused", metadata: ["operation": "\(operation.id)", "status": "415", "error": "\(LogValue.quoted(detail))"], source: logSource)
                     return .answer(ProblemDetails(status: .unsupportedMediaType, detail: detail).response(to: head))
                 }
-                if let schema = match.schema, DocumentOperations.MediaTypes.isJSON(essence) {
+                let isForm = essence == "application/x-www-form-urlencoded"
+                if let schema = match.schema, isForm || DocumentOperations.MediaTypes.isJSON(essence) {
                     var bytes: [UInt8] = []
                     if let length = lengthHint { bytes.reserveCapacity(Int(clamping: min(length, 1 << 20))) }
                     for try await chunk in requestBody { bytes += chunk }
                     do {
-                        violations += try schemas.violations(ofJSON: bytes, against: schema).map { Violation(location: "body", name: $0.pointer, detail: $0.detail) }
+                        guard isForm || !bytes.isEmpty else { throw EmptyJSON() }
+                        let value = isForm ? formObject(bytes, schema: schema) : try JSONReader.read(bytes)
+                        var found: [(pointer: String, detail: String)] = []
+                        schemas.check(value, against: schema, pointer: "", into: &found)
+                        violations += found.map { Violation(location: "body", name: $0.pointer, detail: $0.detail) }
                     } catch {
-                        violations.append(Violation(location: "body", name: "", detail: error.description))
+                        violations.append(Violation(location: "body", name: "", detail: "\(error)"))
                     }
                     read = bytes
+                } else if lengthHint == 0, let schema = match.schema {
+                    // An empty body that came as one (HTTP/2 sends its end as a frame): its empty text.
+                    violations += emptyText(against: schema)
                 }
             } else if operation.requestBodyRequired {
-                violations.append(Violation(location: "body", name: "", detail: "is required (\(declared.listed))"))
+                violations += missingBody(head, declared: declared)
             }
         }
         return outcome(of: violations, read: read, principal: principal, head, status: status, logger: logger)
@@ -140,9 +148,49 @@ extension RequestValidator {
         guard security == nil, operation.requestBody == nil || !hasBody else { return nil }
         var violations = parameterViolations(of: head, pathParameters: pathParameters)
         if let declared = operation.requestBody, operation.requestBodyRequired {
-            violations.append(Violation(location: "body", name: "", detail: "is required (\(declared.listed))"))
+            violations += missingBody(head, declared: declared)
         }
         return outcome(of: violations, read: nil, principal: nil, head, status: status, logger: logger())
+    }
+
+    /// A form body (`application/x-www-form-urlencoded`) as the object its schema describes: each
+    /// field a member, its text typed by its property's schema (`3` an integer where it says
+    /// `integer`), the fields of an array property (or a field repeated) an array.
+    private func formObject(_ bytes: [UInt8], schema: Int) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        for (name, text) in Self.queryItems(of: "?" + String(decoding: bytes, as: UTF8.self)) {
+            let property = schemas.propertySchema(String(name), of: schema)
+            let types = property.flatMap(schemas.types(of:)) ?? ["string"]
+            let isArray = types.contains("array")
+            let itemTypes = isArray ? property.flatMap(schemas.itemSchema(of:)).flatMap(schemas.types(of:)) ?? ["string"] : types
+            let value = Self.scalar(text, types: itemTypes)
+            if let index = members.firstIndex(where: { $0.key == name }) {
+                members[index].value = .array((members[index].value.array ?? [members[index].value]) + [value])
+            } else {
+                members.append((String(name), isArray ? .array([value]) : value))
+            }
+        }
+        return .object(members)
+    }
+
+    /// What a request with no body bytes does wrong, for an operation that requires a body. An
+    /// empty body sent as a type the operation takes (`Content-Type` and `Content-Length: 0`) is
+    /// that type's empty representation, checked as its schema says: empty JSON is no JSON, and an
+    /// empty text is the empty string (allowed unless a `minLength`, say, forbids it). Anything else
+    /// is a missing body.
+    private func missingBody(_ head: HTTPRequest, declared: DocumentOperations.MediaTypes) -> [Violation] {
+        guard head.headerFields[.contentLength] == "0", let essence = head.headerFields[.contentType].flatMap(MediaType.init)?.essence,
+              case let match = declared.match(essence), match.declared
+        else { return [Violation(location: "body", name: "", detail: "is required (\(declared.listed))")] }
+        if DocumentOperations.MediaTypes.isJSON(essence) { return [Violation(location: "body", name: "", detail: EmptyJSON().description)] }
+        return match.schema.map(emptyText(against:)) ?? []
+    }
+
+    /// What an empty text body does that the schema at `schema` does not allow.
+    private func emptyText(against schema: Int) -> [Violation] {
+        var found: [(pointer: String, detail: String)] = []
+        schemas.check(.string(""), against: schema, pointer: "", into: &found)
+        return found.map { Violation(location: "body", name: $0.pointer, detail: $0.detail) }
     }
 
     /// Proceed, or (with violations) the answer naming them all, logged.
@@ -174,4 +222,9 @@ extension RequestValidator {
         response.body = ResponseBody(string: String(problem.json.dropLast()) + ",\"errors\":[" + errors.joined(separator: ",") + "]}")
         return response
     }
+}
+
+/// A JSON body of no bytes (`Content-Length: 0`, or an HTTP/2 request whose body ends at once).
+private struct EmptyJSON: Error, CustomStringConvertible {
+    var description: String { "is empty, which is no JSON" }
 }

@@ -94,9 +94,16 @@ extension RequestValidator {
             }
             return exploded(members, of: parameter)
         }
-        // The fast path, `?count=3`: the first item of that name, decoded, no copy unless escaped.
+        // The fast path, `?count=3`: the item of that name, decoded, no copy unless escaped. A
+        // value given twice (`?count=3&count=x`) is refused: which one a reader takes differs
+        // from reader to reader (HTTP parameter pollution).
         if parameter.shape == .primitive || parameter.isJSON {
-            guard let item = items.first(where: { decoded($0.name) == parameter.name }) else { return .absent }
+            guard let index = items.firstIndex(where: { decoded($0.name) == parameter.name }) else { return .absent }
+            let item = items[index]
+            let rest = items[(index + 1)...]
+            if rest.contains(where: { decoded($0.name) == parameter.name }) {
+                return .malformed("must be given once, got \(rest.count { decoded($0.name) == parameter.name } + 1) values")
+            }
             if item.value.isEmpty, parameter.allowEmptyValue { return .emptyAllowed }
             return primitive(decoded(item.value), of: parameter)
         }

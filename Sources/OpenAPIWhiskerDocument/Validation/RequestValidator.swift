@@ -62,6 +62,11 @@ package final class RequestValidator: Sendable {
         // As JSON writes numbers: an optional `-`, no `+` (Swift's `Int64("+5")` is 5; the
         // document's `integer` is not, issue 38), digits, a fraction and exponent for a number.
         if types.contains("integer"), text.first != "+", let value = Int64(text) { return .integer(value) }
+        // An integer past Int64 is still one (JSON Schema sets no bound): a number without a fraction.
+        if types.contains("integer"), text.first != "+", text.dropFirst(text.first == "-" ? 1 : 0).allSatisfy({ $0.isASCII && $0.isNumber }),
+           !text.isEmpty, text != "-", let value = Double(text), value.isFinite {
+            return .number(value)
+        }
         if types.contains("number"), text.first != "+", let value = Double(text), value.isFinite,
            text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }) {
             return .number(value)

@@ -46,9 +46,11 @@ enum SchemaFormat: String, Sendable {
         switch (self, value) {
         case (.int32, .integer(let integer)): fits = Int32(exactly: integer) != nil
         case (.int64, .integer): fits = true
-        // -2^(n-1) ..< 2^(n-1), bounds a Double holds exactly.
+        // -2^(n-1) ..< 2^(n-1), bounds a Double holds exactly. A number that is an int64 is read
+        // as an integer, unless written with a fraction or an exponent (`1e3`): one read as a number
+        // at -2^63 is an integer text past Int64.min, rounded to it, and does not fit.
         case (.int32, .number(let number)): fits = number >= -0x1p31 && number < 0x1p31
-        case (.int64, .number(let number)): fits = number >= -0x1p63 && number < 0x1p63
+        case (.int64, .number(let number)): fits = number > -0x1p63 && number < 0x1p63
         default: fits = true
         }
         return fits ? nil : "must be \(example), got \(value.jsonText)"

@@ -190,6 +190,8 @@ import WhiskerTesting
             #expect(syntax.errors == ["body : not valid JSON at byte 14: expected a member name"])
             let none = try await send("POST", "/v1/pets", over: wire, to: address)
             #expect(none.errors == ["body : is required (application/json)"])
+            let empty = try await send("POST", "/v1/pets", headers: json, body: "", over: wire, to: address)
+            #expect(empty.errors == ["body : is empty, which is no JSON"], "an empty body of a type the operation takes: that type's empty text")
             let media = try await send("POST", "/v1/pets", headers: [("content-type", "text/plain")], body: "Tom", over: wire, to: address)
             #expect(media.status == 415)
             #expect(media.json["detail"] as? String == "a body of type text/plain is not one this operation takes (application/json)")

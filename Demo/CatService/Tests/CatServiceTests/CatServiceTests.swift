@@ -4,6 +4,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import Testing
 import Whisker
+import WhiskerMock
 import WhiskerTesting
 
 /// Every CatService operation through a client generated from the service's own openapi.yaml
@@ -123,6 +124,27 @@ import WhiskerTesting
             "getEmoji - 200", "getClip - 200", "getEmojiStream - 200", "countCats two-cats 200",
             "adoptCat tom 201", "adoptCat nameless 400", "getShelterReport - 200",
         ])
+    }
+
+    /// The generated client against a mock of the same document (WhiskerMock, what
+    /// `whisker-mock openapi.yaml` serves): no handler runs, the answers are the document's
+    /// examples, and the requests are still validated.
+    @Test(arguments: [WhiskerTestTransport.HTTPVersion.http1, .http2])
+    func theGeneratedClient_AgainstAMockOfTheDocument(_ version: WhiskerTestTransport.HTTPVersion) async throws {
+        let server = makeTestServer { $0.http2 = HTTP2Settings() }
+        try DocumentMock(CatServiceOperations.document()).register(on: server)
+        let client = Client(serverURL: try CatServiceOperations.serverURL(), transport: WhiskerTestTransport(server, over: version))
+        #expect(try await String(collecting: client.getEmoji(query: .init(count: 3)).ok.body.plainText, upTo: 1024) == "😺😺😺")
+        let census = try await client.countCats(body: .plainText("A 😺 and a 🙀 met.")).ok.body.json
+        #expect(census.cats == 2 && census.bytes == 22)
+        #expect(try await client.adoptCat(body: .json(.init(name: "Tom"))).created.body.json.message == "Welcome home, Tom 😻")
+        let blank = try await client.adoptCat(body: .json(.init(name: " "))).badRequest.body.application_problem_plus_json
+        #expect(blank.errors?.map(\.detail) == ["must match the pattern \\S"], "validated as the real server validates")
+        #expect(try await client.getShelterReport().unauthorized.body.application_problem_plus_json.status == 401)
+        let stream = try await client.getEmojiStream(query: .init(count: 2, interval_ms: 0)).ok.body.text_event_hyphen_stream
+        var cats: [String] = []
+        for try await event in stream.asDecodedServerSentEvents() { cats.append(event.data ?? "") }
+        #expect(cats == ["😺", "🙀"])
     }
 }
 
