@@ -90,6 +90,12 @@ import Testing
         #expect(long.matches(String(repeating: "a", count: 300)))
         #expect(!long.matches(String(repeating: "a", count: 299)))
         #expect(throws: DocumentError.self) { try SchemaPattern("[a-", at: "#") }
+        // The demo's Idempotency-Key: printable ASCII. `[ -~]` goes to `Regex` (a `~` in a class
+        // may be a set operation in some dialect), and `Regex` costs cat-service 1.2 MiB resident
+        // (check-memory.sh's idle limit); the escaped `\~` is SimplePattern's.
+        let printable = try SchemaPattern(#"^[ -\~]+$"#, at: "#")
+        #expect(printable.isSimple && printable.matches("8e03978e-40d5 ~") && !printable.matches("caf\u{e9}") && !printable.matches(""))
+        #expect(try !SchemaPattern("^[ -~]+$", at: "#").isSimple)
     }
 
     /// The attack: a pattern whose stars a backtracking engine (Swift's `Regex` among them) tries in
