@@ -71,7 +71,8 @@ unexport SWIFT TEST_CONFIG RUN_CONFIG RUN_SCRATCH RUN_HOST RUN_PORT
 # and haproxy (PROXY protocol v2) stand in front of cat-service in nginx.sh and haproxy.sh; neither
 # is started as a service: the tests run their own on loopback. slowhttptest plays slowloris, slow
 # POST and slow read in slow-clients.sh, which counts the connections left with ss (iproute2). gdb prints
-# the stacks of a library test run that hangs (Scripts/bounded-test-run.py).
+# the stacks of a library test run that hangs (Scripts/bounded-test-run.py). fincore
+# (util-linux-extra) says that check-memory.sh dropped the release cat-service from the page cache.
 # The Python client `websockets` (PyPI, its sync client: version 13 or later) speaks WebSocket to
 # /ws/echo in websocket.sh. The HTTP/2 library `h2` (PyPI) drives the generator's bidirectional
 # example over h2c in test-examples, sending and reading on one stream at once.
@@ -98,6 +99,7 @@ deps:
 	command -v slowhttptest >/dev/null || missing+=(slowhttptest); \
 	command -v ss >/dev/null || missing+=(iproute2); \
 	command -v gdb >/dev/null || missing+=(gdb); \
+	command -v fincore >/dev/null || missing+=(util-linux-extra); \
 	if (( $${#missing[@]} )); then \
 	    sudo=""; if [[ $$(id -u) -ne 0 ]]; then sudo=sudo; fi; \
 	    echo "deps: installing $${missing[*]}"; \
@@ -161,7 +163,8 @@ test: deps test-layers docs test-lib test-budget test-demo test-dispatch test-me
 # and `make test` share it), started as `make run` starts it, must map or link no ICU nor
 # libFoundation nor the shared libstdc++, stay at most 20 MiB resident once it answers and at most
 # 22 MiB at its peak after a bounded load of the bench's shapes (h2load, a few seconds): issue 41's
-# goals; it idles at 18.9 and peaks at 20.8 after the zstd load (Scripts/check-memory.sh). The debug build
+# goals; started from disk (its binary dropped from the page cache) it idles at 19.3 to 19.6 and
+# peaks at 21.1 to 21.3 after the zstd load (Scripts/check-memory.sh). The debug build
 # the curl tests use says nothing about a deployed server's memory, hence a release build of its own.
 .PHONY: test-memory
 test-memory: deps
