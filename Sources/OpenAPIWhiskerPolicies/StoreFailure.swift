@@ -1,6 +1,6 @@
-public import HTTPTypes
-public import Logging
-public import OpenAPIRuntime
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
 import WhiskerCore
 
 /// What a request gets when the store of its rate limit (``RateLimitStore``) or of its idempotency

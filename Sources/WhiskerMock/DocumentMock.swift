@@ -1,7 +1,7 @@
 public import struct Foundation.URL
-public import HTTPTypes
+import HTTPTypes
 import OpenAPIRuntime
-public import OpenAPIWhisker
+import OpenAPIWhisker
 public import OpenAPIWhiskerDocument
 public import WhiskerCore
 

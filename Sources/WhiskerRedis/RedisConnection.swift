@@ -153,7 +153,7 @@ final class RedisConnection: @unchecked Sendable {
     ) -> Result {
         let copies = arguments.map { argument in
             let copy = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(1, argument.count))
-            argument.withUnsafeBytes { bytes in _ = UnsafeMutableRawBufferPointer(copy).copyMemory(from: bytes) }
+            argument.withUnsafeBytes { bytes in UnsafeMutableRawBufferPointer(copy).copyMemory(from: bytes) }
             return copy
         }
         defer { copies.forEach { $0.deallocate() } }

@@ -420,9 +420,8 @@ struct CatServiceCommand: AsyncParsableCommand {
         }
         let document = try CatServiceOperations.document()
         if settings.contractCheck {
-            let registry = metrics?.registry
             configuration.responseSteps.append(try ContractCheck(document, serverURL: try CatServiceOperations.serverURL(), logger: logger) { violation in
-                registry?.makeCounter(name: "openapi_contract_violations_total", labels: [("operation", violation.operationID)]).increment()
+                metrics?.countContractViolation(of: violation.operationID)
             })
         }
         let listeners = configuration.listeners

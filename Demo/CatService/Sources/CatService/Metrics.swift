@@ -19,6 +19,18 @@ struct PrometheusMetrics {
     /// `MetricsSystem`, which stays unbootstrapped).
     var factory: PrometheusMetricsFactory { PrometheusMetricsFactory(registry: registry) }
 
+    /// `openapi_contract_violations_total{operation=...}`: what `--contract-check` found.
+    private static var contractViolations: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "openapi", metricName: "contract_violations", unitName: "total",
+            helpText: "Responses the OpenAPI document does not describe (--contract-check), by operation")
+    }
+
+    /// Counts a response of `operationID` that the document does not describe.
+    func countContractViolation(of operationID: String) {
+        registry.makeCounter(descriptor: Self.contractViolations, labels: [("operation", operationID)]).increment()
+    }
+
     /// The text exposition format's media type, version 0.0.4.
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
