@@ -8,7 +8,7 @@ import CZstd
 /// level 3, for a stream of unknown length). What the compressor then holds after three events
 /// (`ZSTD_sizeof_CCtx`; resident, per compressor of 400): 378 KiB (174) for a stream of unknown
 /// length, 43 KiB (38) for an event stream (level 1, a 2 KiB window). A body in memory is coded in
-/// one call (``encodeWhole(_:level:)``), sized to it by libzstd. Either way the window stays within
+/// one call (``encodeWhole(_:level:pool:)``), sized to it by libzstd. Either way the window stays within
 /// the 8 MiB that RFC 8878 (§3.1.1.1.2) lets an HTTP client refuse to go past, as browsers do.
 final class ZstdCompressor: StreamCompressor {
     private let context: OpaquePointer
@@ -49,10 +49,13 @@ final class ZstdCompressor: StreamCompressor {
     /// `bytes` coded in one call (`ZSTD_compress2`): the frame states its length, and libzstd sizes
     /// the window and tables to it, within the level's own (8 MiB at level 19, the highest taken);
     /// `nil` when libzstd refuses (the caller then streams).
-    static func encodeWhole(_ bytes: ArraySlice<UInt8>, level: Int) -> [UInt8]? {
-        guard let context = ZSTD_createCCtx() else { return nil }
-        defer { ZSTD_freeCCtx(context) }
-        guard ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level))) == 0 else { return nil }
+    /// A context from `pool` (one it kept, else a new one), given back to it afterwards.
+    static func encodeWhole(_ bytes: ArraySlice<UInt8>, level: Int, pool: ZstdContextPool = .shared) -> [UInt8]? {
+        guard let context = pool.take() else { return nil }
+        guard ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level))) == 0 else {
+            ZSTD_freeCCtx(context)
+            return nil
+        }
         let bound = ZSTD_compressBound(bytes.count)
         var output = [UInt8](repeating: 0, count: bound)
         let size = bytes.withUnsafeBufferPointer { input in
@@ -60,7 +63,11 @@ final class ZstdCompressor: StreamCompressor {
                 ZSTD_compress2(context, out.baseAddress, out.count, input.baseAddress, input.count)
             }
         }
-        guard ZSTD_isError(size) == 0 else { return nil }
+        guard ZSTD_isError(size) == 0 else {
+            ZSTD_freeCCtx(context)
+            return nil
+        }
+        pool.giveBack(context)
         output.removeLast(bound - size)
         return output
     }
