@@ -488,9 +488,10 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
     // MARK: Closing
 
     /// Closes once every queued write is in the kernel, after a lingering close: the write side is
-    /// shut down, and what the peer still sends is read and dropped (up to 1 MiB, for at most
-    /// `linger`), so that closing with unread input does not make the kernel send a reset that
-    /// destroys the response before the peer reads it.
+    /// shut down, and what the peer still sends is read and dropped (up to 1 MiB, then the reading
+    /// stops), so that closing with unread input does not make the kernel send a reset that
+    /// destroys the response before the peer reads it. It closes at the peer's end of stream, or
+    /// after `linger`.
     public func closeAfterFlush(linger: DispatchTimeInterval) {
         closeAfterFlush(linger: linger, onlyForUnreadInput: false)
     }
@@ -541,20 +542,26 @@ public final class SocketConnection: ByteStream, IOReadinessHandler {
         return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0
     }
 
+    /// What the peer sends while the connection lingers is read and dropped, up to the budget
+    /// over the whole linger (not per readiness event); past it the reading stops, not the
+    /// connection. A close then, with the peer's bytes unread, would be a reset: a client still
+    /// uploading the body its answer refused (curl, a browser) would fail its next send and never
+    /// read that answer. Paused, its sends block, it reads the answer and stops, and the deadline
+    /// closes the connection.
     private func discardInput() {
         guard case .discarding(var budget) = lingerState else { return }
         var scratch = ReadBuffer(capacity: 16 * 1024)
         while budget > 0 {
             let result = try? read(into: &scratch, chunk: 16 * 1024)
             guard case .bytes(let count)? = result else {
-                if result != .wouldBlock { close() }
-                return
+                if result != .wouldBlock { return close() }
+                break
             }
             budget -= count
             scratch.moveReaderIndex(forwardBy: scratch.readableBytes)
         }
         lingerState = .discarding(budget: budget)
-        if budget <= 0 { close() }
+        if budget <= 0 { pauseReading() }
     }
 
     /// Closes a connection that went idle: at once when the peer has taken everything written to

@@ -15,7 +15,7 @@ extension IOBackend {
 }
 
 /// A loopback TCP connection: the client's blocking descriptor and the server side as a `SocketConnection`.
-func connectedPair(backend: IOBackend = .default, clientReceiveBuffer: Int32? = nil, serverSendBuffer: Int32? = nil) async throws -> (Int32, QueueBound<SocketConnection>) {
+func connectedPair(backend: IOBackend = .default, clientReceiveBuffer: Int32? = nil, serverSendBuffer: Int32? = nil, serverReceiveBuffer: Int32? = nil) async throws -> (Int32, QueueBound<SocketConnection>) {
     let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
     defer { listener.stop() }
     let (accepted, continuation) = AsyncStream.makeStream(of: Socket.self)
@@ -28,6 +28,7 @@ func connectedPair(backend: IOBackend = .default, clientReceiveBuffer: Int32? = 
     var iterator = accepted.makeAsyncIterator()
     let socket = try #require(await iterator.next())
     if var size = serverSendBuffer { setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, 4) }
+    if var size = serverReceiveBuffer { setsockopt(socket.fd, SOL_SOCKET, SO_RCVBUF, &size, 4) }
     let connection = SocketConnection(socket: socket, worker: try IOWorker(backend: backend))
     return (client, QueueBound(connection, queue: connection.queue))
 }
@@ -44,6 +45,37 @@ func readAll(_ fd: Int32, upTo limit: Int = .max) async -> [UInt8] {
             bytes += chunk[0..<count]
         }
         return bytes
+    }
+}
+
+/// How an upload that the server stopped taking ended: the bytes the kernel took, and the
+/// `errno` of a send that failed (a reset), or `nil` when the sends only blocked.
+struct UploadOutcome: Sendable {
+    var sent = 0
+    var error: Int32?
+}
+
+/// Sends zeros on `fd` without blocking, as an uploading client does, until `limit` bytes went,
+/// a send fails, or no byte could go for `stall` (the peer stopped reading).
+func sendUntilBlocked(_ fd: Int32, upTo limit: Int, stall: Duration) async -> UploadOutcome {
+    await offThePool {
+        var outcome = UploadOutcome()
+        let chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let stallMilliseconds = Int32(stall.components.seconds * 1000 + stall.components.attoseconds / 1_000_000_000_000_000)
+        while outcome.sent < limit {
+            let count = chunk.withUnsafeBytes { send(fd, $0.baseAddress, min($0.count, limit - outcome.sent), noSignalSendFlags | Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                outcome.sent += count
+                continue
+            }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else {
+                outcome.error = errno
+                break
+            }
+            var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&waiting, 1, stallMilliseconds) == 0 { break }
+        }
+        return outcome
     }
 }
 

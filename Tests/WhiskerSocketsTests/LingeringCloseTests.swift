@@ -64,6 +64,31 @@ import Testing
         let received = await readAll(client)
         #expect(received.count == response.count)
     }
+
+    @Test(arguments: IOBackend.allForTests) func peerStillUploadingPastTheBudget_IsNotReset_ButClosedAtTheDeadline(backend: IOBackend) async throws {
+        // A client still sending the body its answer refused (curl uploading 4 MiB of zstd that
+        // named too large a window): the server discards 1 MiB of it, then stops reading. A close
+        // at that point would be a reset, and the client's next send would fail before it read
+        // the answer (curl then reports the 100 Continue it had, not the 400).
+        let (client, connection) = try await connectedPair(backend: backend, serverReceiveBuffer: 64 * 1024)
+        defer { close(client) }
+        var sendBuffer: Int32 = 64 * 1024
+        setsockopt(client, SOL_SOCKET, SO_SNDBUF, &sendBuffer, 4)
+        let closed = AsyncStream.makeStream(of: Void.self)
+        connection.run { connection in
+            connection.onClose = { closed.continuation.yield() }
+            connection.write(Array("refused".utf8)[...])
+            connection.closeAfterFlush(linger: .seconds(2))
+        }
+        let upload = await sendUntilBlocked(client, upTo: 16 << 20, stall: .milliseconds(300))
+        #expect(upload.error == nil, "the sends block, they are not reset (errno \(upload.error ?? 0))")
+        #expect(upload.sent > 1 << 20, "the server read and dropped its 1 MiB")
+        #expect(upload.sent < 2 << 20, "then took no more than its buffers hold: \(upload.sent) bytes")
+        #expect(await readAll(client) == Array("refused".utf8), "the answer, then the end of stream")
+        var iterator = closed.stream.makeAsyncIterator()
+        // The deadline still ends a peer that keeps the connection full.
+        #expect(await iterator.next() != nil)
+    }
 }
 
 /// A peer that said it is done (`Connection: close`) and sent nothing more is closed without the
