@@ -56,8 +56,9 @@ struct UploadOutcome: Sendable {
 }
 
 /// Sends zeros on `fd` without blocking, as an uploading client does, until `limit` bytes went,
-/// a send fails, or no byte could go for `stall` (the peer stopped reading).
-func sendUntilBlocked(_ fd: Int32, upTo limit: Int, stall: Duration) async -> UploadOutcome {
+/// a send fails, or no byte could go for `stall` once `minimum` bytes went (the peer stopped
+/// reading; before `minimum`, it waits for the peer however slow it is).
+func sendUntilBlocked(_ fd: Int32, upTo limit: Int, stall: Duration, once minimum: Int = 0) async -> UploadOutcome {
     await offThePool {
         var outcome = UploadOutcome()
         let chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -73,7 +74,7 @@ func sendUntilBlocked(_ fd: Int32, upTo limit: Int, stall: Duration) async -> Up
                 break
             }
             var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            if poll(&waiting, 1, stallMilliseconds) == 0 { break }
+            if poll(&waiting, 1, outcome.sent < minimum ? -1 : stallMilliseconds) == 0 { break }
         }
         return outcome
     }
